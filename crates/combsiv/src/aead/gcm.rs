@@ -1,0 +1,285 @@
+//! AES-GCM, NIST SP 800-38D.
+//!
+//! Each step quotes the section of SP 800-38D it implements. GHASH is computed with POLYVAL
+//! (RFC 8452 Appendix A; see the `field` module), so both AEADs share one field
+//! implementation. Unlike AES-GCM-SIV, a repeated nonce here reveals the XOR of the two
+//! plaintexts and lets an attacker forge tags: nonces must never repeat under one key.
+
+use core::marker::PhantomData;
+
+#[cfg(feature = "alloc")]
+use alloc::vec::Vec;
+use zeroize::Zeroize;
+
+use super::{KeySize, TAG_LEN, check_tag, key_from_slice, open_or_wipe, within};
+use crate::Error;
+use crate::aes::{BlockCipher, Counter32, KeyBytes};
+use crate::cpu::{Backend, Isa};
+use crate::field::{Ghash, PolyvalKey};
+
+/// Section 5.2.1.1: len(P) <= 2^39 - 256 bits.
+const MAX_PLAINTEXT_LEN: u64 = (1 << 36) - 32;
+/// Section 5.2.1.1: len(A) <= 2^64 - 1 bits, so at most 2^61 - 1 whole bytes.
+const MAX_AAD_LEN: u64 = (1 << 61) - 1;
+/// Section 5.2.1.1: 1 <= len(IV) <= 2^64 - 1 bits.
+const MAX_IV_LEN: u64 = (1 << 61) - 1;
+
+/// AES-GCM (SP 800-38D) with a 128- or 256-bit key: [`crate::Aes128Gcm`] or
+/// [`crate::Aes256Gcm`].
+///
+/// ```
+/// use combsiv::Aes128Gcm;
+///
+/// let cipher = Aes128Gcm::new(&[0x42; 16]);
+/// let nonce = [1u8; 12]; // must NEVER repeat under one key
+/// let sealed = cipher.encrypt(&nonce, b"", b"hello")?;
+/// assert_eq!(cipher.decrypt(&nonce, b"", &sealed)?, b"hello");
+/// # Ok::<(), combsiv::Error>(())
+/// ```
+pub struct AesGcm<K: KeySize> {
+    aes: BlockCipher,
+    /// Section 6.4: H = CIPH_K(0^128), as the POLYVAL key that computes GHASH_H.
+    ghash_key: PolyvalKey,
+    backend: Backend,
+    key_size: PhantomData<K>,
+}
+
+impl<K: KeySize> AesGcm<K> {
+    /// A cipher on the fastest backend this CPU has ([`Backend::detected`]).
+    pub fn new(key: &K::Key) -> Self {
+        Self::from_key_bytes(K::key_bytes(key), Isa::detected())
+    }
+
+    /// Like [`new`](Self::new) with the key as a slice: [`Error::InvalidKeyLength`] unless it
+    /// has exactly the key size of the type.
+    pub fn new_from_slice(key: &[u8]) -> Result<Self, Error> {
+        Ok(Self::new(&key_from_slice::<K>(key)?))
+    }
+
+    /// A cipher on a chosen backend: [`Error::BackendUnavailable`] if this CPU cannot run it.
+    pub fn with_backend(key: &K::Key, backend: Backend) -> Result<Self, Error> {
+        let isa = Isa::for_backend(backend)?;
+        Ok(Self::from_key_bytes(K::key_bytes(key), (backend, isa)))
+    }
+
+    pub(crate) fn from_key_bytes(key: KeyBytes<'_>, (backend, isa): (Backend, Isa)) -> Self {
+        let aes = BlockCipher::new(key, isa);
+        let mut h = aes.encrypt_block(&[0; 16]);
+        let ghash_key = PolyvalKey::for_ghash(&h, isa);
+        h.zeroize();
+        AesGcm {
+            aes,
+            ghash_key,
+            backend,
+            key_size: PhantomData,
+        }
+    }
+
+    /// The backend this cipher runs on.
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// Encrypts with a 96-bit nonce and returns `ciphertext || tag`.
+    #[cfg(feature = "alloc")]
+    pub fn encrypt(
+        &self,
+        nonce: &[u8; 12],
+        aad: &[u8],
+        plaintext: &[u8],
+    ) -> Result<Vec<u8>, Error> {
+        self.encrypt_with_iv(nonce, aad, plaintext)
+    }
+
+    /// Decrypts `ciphertext || tag` sealed with a 96-bit nonce.
+    #[cfg(feature = "alloc")]
+    pub fn decrypt(
+        &self,
+        nonce: &[u8; 12],
+        aad: &[u8],
+        ciphertext_and_tag: &[u8],
+    ) -> Result<Vec<u8>, Error> {
+        self.decrypt_with_iv(nonce, aad, ciphertext_and_tag)
+    }
+
+    /// Encrypts with an IV of any non-empty length (Section 7.1 derives J0 from it with GHASH
+    /// when it is not 96 bits). Prefer 96-bit nonces: other lengths are slower and, if random,
+    /// collide sooner.
+    #[cfg(feature = "alloc")]
+    pub fn encrypt_with_iv(
+        &self,
+        iv: &[u8],
+        aad: &[u8],
+        plaintext: &[u8],
+    ) -> Result<Vec<u8>, Error> {
+        check_lengths(iv.len(), aad.len(), plaintext.len())?;
+        super::seal_to_vec(plaintext, |buf| self.seal_in_place(iv, aad, buf))
+    }
+
+    /// Decrypts `ciphertext || tag` sealed with [`encrypt_with_iv`](Self::encrypt_with_iv).
+    #[cfg(feature = "alloc")]
+    pub fn decrypt_with_iv(
+        &self,
+        iv: &[u8],
+        aad: &[u8],
+        ciphertext_and_tag: &[u8],
+    ) -> Result<Vec<u8>, Error> {
+        let ciphertext_len = ciphertext_and_tag.len().saturating_sub(TAG_LEN);
+        check_lengths(iv.len(), aad.len(), ciphertext_len)?;
+        super::open_to_vec(ciphertext_and_tag, |buf, tag| {
+            self.open_in_place(iv, aad, buf, tag)
+        })
+    }
+
+    /// Encrypts `buf` in place and returns the tag.
+    pub fn encrypt_in_place_detached(
+        &self,
+        nonce: &[u8; 12],
+        aad: &[u8],
+        buf: &mut [u8],
+    ) -> Result<[u8; 16], Error> {
+        self.seal_in_place(nonce, aad, buf)
+    }
+
+    /// Decrypts `buf` in place if `tag` authenticates it. On any error `buf` is zeroed.
+    pub fn decrypt_in_place_detached(
+        &self,
+        nonce: &[u8; 12],
+        aad: &[u8],
+        buf: &mut [u8],
+        tag: &[u8; 16],
+    ) -> Result<(), Error> {
+        self.open_in_place(nonce, aad, buf, tag)
+    }
+
+    /// Algorithm 4 (GCM-AE): C = GCTR(inc32(J0), P), T = GCTR(J0, S).
+    fn seal_in_place(&self, iv: &[u8], aad: &[u8], buf: &mut [u8]) -> Result<[u8; 16], Error> {
+        check_lengths(iv.len(), aad.len(), buf.len())?;
+        let j0 = self.pre_counter_block(iv);
+        self.aes.apply_keystream(
+            &Counter32::BigEndianLast.advance(&j0, 1),
+            Counter32::BigEndianLast,
+            buf,
+        );
+        Ok(self.compute_tag(&j0, aad, buf))
+    }
+
+    /// Algorithm 5 (GCM-AD): the tag is checked before anything is decrypted.
+    fn open_in_place(
+        &self,
+        iv: &[u8],
+        aad: &[u8],
+        buf: &mut [u8],
+        tag: &[u8; 16],
+    ) -> Result<(), Error> {
+        open_or_wipe(buf, |buf| {
+            check_lengths(iv.len(), aad.len(), buf.len())?;
+            let j0 = self.pre_counter_block(iv);
+            check_tag(&self.compute_tag(&j0, aad, buf), tag)?;
+            self.aes.apply_keystream(
+                &Counter32::BigEndianLast.advance(&j0, 1),
+                Counter32::BigEndianLast,
+                buf,
+            );
+            Ok(())
+        })
+    }
+
+    /// Algorithm 4 step 2: J0 = IV || 0^31 || 1 for a 96-bit IV, otherwise
+    /// J0 = GHASH_H(IV || 0^s || [0]_64 || [len(IV)]_64).
+    fn pre_counter_block(&self, iv: &[u8]) -> [u8; 16] {
+        let mut j0 = [0u8; 16];
+        if iv.len() == 12 {
+            j0[..12].copy_from_slice(iv);
+            j0[15] = 1;
+        } else {
+            let mut ghash = Ghash::new(&self.ghash_key);
+            ghash.update_padded(iv);
+            let mut length = [0u8; 16];
+            length[8..].copy_from_slice(&(iv.len() as u64 * 8).to_be_bytes());
+            ghash.update_block(&length);
+            j0 = ghash.finish();
+        }
+        j0
+    }
+
+    /// Algorithm 4 steps 5-6: S = GHASH_H(A || 0^v || C || 0^u || [len(A)]_64 || [len(C)]_64),
+    /// T = MSB_t(GCTR_K(J0, S)) with t = 128.
+    fn compute_tag(&self, j0: &[u8; 16], aad: &[u8], ciphertext: &[u8]) -> [u8; 16] {
+        let mut ghash = Ghash::new(&self.ghash_key);
+        ghash.update_padded(aad);
+        ghash.update_padded(ciphertext);
+        let mut lengths = [0u8; 16];
+        lengths[..8].copy_from_slice(&(aad.len() as u64 * 8).to_be_bytes());
+        lengths[8..].copy_from_slice(&(ciphertext.len() as u64 * 8).to_be_bytes());
+        ghash.update_block(&lengths);
+        let mut tag = ghash.finish();
+        for (byte, mask) in tag.iter_mut().zip(self.aes.encrypt_block(j0)) {
+            *byte ^= mask;
+        }
+        tag
+    }
+}
+
+/// Section 5.2.1.1, checked before any work.
+pub(crate) fn check_lengths(
+    iv_len: usize,
+    aad_len: usize,
+    plaintext_len: usize,
+) -> Result<(), Error> {
+    if iv_len == 0 || !within(iv_len, MAX_IV_LEN) {
+        return Err(Error::InvalidNonceLength);
+    }
+    if !within(plaintext_len, MAX_PLAINTEXT_LEN) {
+        return Err(Error::PlaintextTooLong);
+    }
+    if !within(aad_len, MAX_AAD_LEN) {
+        return Err(Error::AadTooLong);
+    }
+    Ok(())
+}
+
+impl<K: KeySize> Clone for AesGcm<K> {
+    fn clone(&self) -> Self {
+        AesGcm {
+            aes: self.aes.clone(),
+            ghash_key: self.ghash_key.clone(),
+            backend: self.backend,
+            key_size: PhantomData,
+        }
+    }
+}
+
+impl<K: KeySize> core::fmt::Debug for AesGcm<K> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("AesGcm")
+            .field("key_size", &K::NAME)
+            .field("backend", &self.backend)
+            .finish_non_exhaustive()
+    }
+}
+
+super::impl_rustcrypto_traits!(AesGcm);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn length_limits_match_sp_800_38d() {
+        let max_plaintext = (1usize << 36) - 32;
+        let max_aad = (1usize << 61) - 1;
+        assert_eq!(check_lengths(12, max_aad, max_plaintext), Ok(()));
+        assert_eq!(
+            check_lengths(12, 0, max_plaintext + 1),
+            Err(Error::PlaintextTooLong)
+        );
+        assert_eq!(check_lengths(12, max_aad + 1, 0), Err(Error::AadTooLong));
+        assert_eq!(check_lengths(0, 0, 0), Err(Error::InvalidNonceLength));
+        assert_eq!(check_lengths(max_aad, 0, 0), Ok(()));
+        assert_eq!(
+            check_lengths(max_aad + 1, 0, 0),
+            Err(Error::InvalidNonceLength)
+        );
+    }
+}

@@ -1,0 +1,362 @@
+//! AES-GCM-SIV, RFC 8452.
+//!
+//! Nonce-misuse resistant: the tag is a PRF of the nonce, the associated data and the
+//! plaintext, and it is the counter-mode IV, so encrypting twice under one nonce reveals only
+//! whether the two messages (and their AAD) were equal. It is not key-committing.
+//!
+//! Each step below quotes the RFC section it implements. This file is the reference
+//! composition the fused kernels are tested against.
+//!
+//! Performance note: every message costs a key derivation (4 or 6 AES blocks, one key
+//! expansion) and two passes over the data (POLYVAL, then CTR); see docs/ARCHITECTURE.md.
+
+use core::marker::PhantomData;
+
+#[cfg(feature = "alloc")]
+use alloc::vec::Vec;
+use zeroize::Zeroize;
+
+use super::{KeySize, TAG_LEN, check_tag, key_from_slice, open_or_wipe, within};
+use crate::Error;
+use crate::aes::{BlockCipher, Counter32, KeyBytes};
+use crate::cpu::{Backend, Isa};
+use crate::field::{Polyval, PolyvalKey};
+
+/// Section 6: P_MAX = 2^36 bytes.
+const MAX_PLAINTEXT_LEN: u64 = 1 << 36;
+/// Section 6: A_MAX = 2^36 bytes.
+const MAX_AAD_LEN: u64 = 1 << 36;
+/// Section 4: nonces are exactly 96 bits.
+const NONCE_LEN: usize = 12;
+
+/// AES-GCM-SIV (RFC 8452) with a 128- or 256-bit key: [`crate::Aes128GcmSiv`] or
+/// [`crate::Aes256GcmSiv`].
+///
+/// ```
+/// use combsiv::Aes256GcmSiv;
+///
+/// let cipher = Aes256GcmSiv::new(&[0x42; 32]);
+/// let nonce = [7u8; 12]; // must not repeat for different messages, but may by accident
+/// let sealed = cipher.encrypt(&nonce, b"header", b"attack at dawn")?;
+/// assert_eq!(cipher.decrypt(&nonce, b"header", &sealed)?, b"attack at dawn");
+/// assert!(cipher.decrypt(&nonce, b"other header", &sealed).is_err());
+/// # Ok::<(), combsiv::Error>(())
+/// ```
+pub struct AesGcmSiv<K: KeySize> {
+    /// Section 4: the key-generating key, from which each nonce derives its record keys.
+    key_generating_key: BlockCipher,
+    backend: Backend,
+    isa: Isa,
+    key_size: PhantomData<K>,
+}
+
+/// The per-nonce keys of Section 4.
+struct RecordKeys {
+    authentication: [u8; 16],
+    encryption: BlockCipher,
+}
+
+impl Drop for RecordKeys {
+    fn drop(&mut self) {
+        self.authentication.zeroize();
+    }
+}
+
+impl<K: KeySize> AesGcmSiv<K> {
+    /// A cipher on the fastest backend this CPU has ([`Backend::detected`]).
+    pub fn new(key: &K::Key) -> Self {
+        Self::from_key_bytes(K::key_bytes(key), Isa::detected())
+    }
+
+    /// Like [`new`](Self::new) with the key as a slice: [`Error::InvalidKeyLength`] unless it
+    /// has exactly the key size of the type.
+    pub fn new_from_slice(key: &[u8]) -> Result<Self, Error> {
+        Ok(Self::new(&key_from_slice::<K>(key)?))
+    }
+
+    /// A cipher on a chosen backend: [`Error::BackendUnavailable`] if this CPU cannot run it.
+    pub fn with_backend(key: &K::Key, backend: Backend) -> Result<Self, Error> {
+        let isa = Isa::for_backend(backend)?;
+        Ok(Self::from_key_bytes(K::key_bytes(key), (backend, isa)))
+    }
+
+    pub(crate) fn from_key_bytes(key: KeyBytes<'_>, (backend, isa): (Backend, Isa)) -> Self {
+        AesGcmSiv {
+            key_generating_key: BlockCipher::new(key, isa),
+            backend,
+            isa,
+            key_size: PhantomData,
+        }
+    }
+
+    /// The backend this cipher runs on.
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// Encrypts `plaintext` and returns `ciphertext || tag` (16 bytes longer).
+    ///
+    /// Errors: [`Error::PlaintextTooLong`] or [`Error::AadTooLong`] above 2^36 bytes.
+    #[cfg(feature = "alloc")]
+    pub fn encrypt(
+        &self,
+        nonce: &[u8; 12],
+        aad: &[u8],
+        plaintext: &[u8],
+    ) -> Result<Vec<u8>, Error> {
+        check_lengths(aad.len(), plaintext.len())?;
+        super::seal_to_vec(plaintext, |buf| {
+            self.encrypt_in_place_detached(nonce, aad, buf)
+        })
+    }
+
+    /// Decrypts `ciphertext || tag` and returns the plaintext.
+    ///
+    /// Errors: [`Error::CiphertextTooShort`] below 16 bytes, [`Error::Authentication`] if the
+    /// message is not authentic, and the length errors of [`encrypt`](Self::encrypt).
+    #[cfg(feature = "alloc")]
+    pub fn decrypt(
+        &self,
+        nonce: &[u8; 12],
+        aad: &[u8],
+        ciphertext_and_tag: &[u8],
+    ) -> Result<Vec<u8>, Error> {
+        let ciphertext_len = ciphertext_and_tag.len().saturating_sub(TAG_LEN);
+        check_lengths(aad.len(), ciphertext_len)?;
+        super::open_to_vec(ciphertext_and_tag, |buf, tag| {
+            self.decrypt_in_place_detached(nonce, aad, buf, tag)
+        })
+    }
+
+    /// Encrypts `buf` in place and returns the tag.
+    pub fn encrypt_in_place_detached(
+        &self,
+        nonce: &[u8; 12],
+        aad: &[u8],
+        buf: &mut [u8],
+    ) -> Result<[u8; 16], Error> {
+        check_lengths(aad.len(), buf.len())?;
+        let keys = self.derive_record_keys(nonce);
+        let tag = self.compute_tag(&keys, nonce, aad, buf);
+        keys.encryption
+            .apply_keystream(&initial_counter(&tag), Counter32::LittleEndianFirst, buf);
+        Ok(tag)
+    }
+
+    /// Decrypts `buf` in place if `tag` authenticates it. On any error `buf` is zeroed.
+    pub fn decrypt_in_place_detached(
+        &self,
+        nonce: &[u8; 12],
+        aad: &[u8],
+        buf: &mut [u8],
+        tag: &[u8; 16],
+    ) -> Result<(), Error> {
+        open_or_wipe(buf, |buf| {
+            check_lengths(aad.len(), buf.len())?;
+            // Section 5: decrypt with the counter taken from the received tag, then recompute
+            // the tag over the resulting plaintext and compare.
+            let keys = self.derive_record_keys(nonce);
+            keys.encryption.apply_keystream(
+                &initial_counter(tag),
+                Counter32::LittleEndianFirst,
+                buf,
+            );
+            check_tag(&self.compute_tag(&keys, nonce, aad, buf), tag)
+        })
+    }
+
+    fn derive_record_keys(&self, nonce: &[u8; NONCE_LEN]) -> RecordKeys {
+        let (authentication, mut encryption_key) = self.derive_record_key_material(nonce);
+        let encryption = BlockCipher::new(K::key_bytes(&encryption_key), self.isa);
+        encryption_key.zeroize();
+        RecordKeys {
+            authentication,
+            encryption,
+        }
+    }
+
+    /// Section 4: the record keys are the first halves of AES_K(LE32(i) || nonce) for
+    /// i = 0, 1 (authentication key) and i = 2..4 or 2..6 (encryption key, as long as K).
+    fn derive_record_key_material(&self, nonce: &[u8; NONCE_LEN]) -> ([u8; 16], K::Key) {
+        let mut encryption_key = K::Key::default();
+        let used = 2 + encryption_key.as_ref().len() / 8;
+        let mut blocks = [[0u8; 16]; 6];
+        for (i, block) in blocks.iter_mut().enumerate().take(used) {
+            block[..4].copy_from_slice(&(i as u32).to_le_bytes());
+            block[4..].copy_from_slice(nonce);
+        }
+        self.key_generating_key.encrypt_blocks(&mut blocks[..used]);
+        let mut authentication = [0u8; 16];
+        authentication[..8].copy_from_slice(&blocks[0][..8]);
+        authentication[8..].copy_from_slice(&blocks[1][..8]);
+        for (half, block) in encryption_key
+            .as_mut()
+            .chunks_exact_mut(8)
+            .zip(&blocks[2..used])
+        {
+            half.copy_from_slice(&block[..8]);
+        }
+        blocks.zeroize();
+        (authentication, encryption_key)
+    }
+
+    /// Section 4: tag = AES(record encryption key, POLYVAL result with the nonce XORed into its
+    /// first 12 bytes and the top bit of byte 15 cleared).
+    fn compute_tag(
+        &self,
+        keys: &RecordKeys,
+        nonce: &[u8; 12],
+        aad: &[u8],
+        plaintext: &[u8],
+    ) -> [u8; 16] {
+        let blocks = aad.len().div_ceil(16) + plaintext.len().div_ceil(16) + 1;
+        let hash_key = PolyvalKey::new(&keys.authentication, self.isa, blocks);
+        let mut polyval = Polyval::new(&hash_key);
+        polyval.update_padded(aad);
+        polyval.update_padded(plaintext);
+        polyval.update_block(&length_block(aad.len(), plaintext.len()));
+        let mut s = polyval.finish();
+        for (byte, nonce_byte) in s.iter_mut().zip(nonce) {
+            *byte ^= nonce_byte;
+        }
+        s[15] &= 0x7f;
+        let tag = keys.encryption.encrypt_block(&s);
+        s.zeroize();
+        tag
+    }
+}
+
+/// Section 4: the length block holds the bit lengths of the AAD and the plaintext as two
+/// little-endian 64-bit integers, AAD first.
+fn length_block(aad_len: usize, plaintext_len: usize) -> [u8; 16] {
+    let mut block = [0u8; 16];
+    block[..8].copy_from_slice(&(aad_len as u64 * 8).to_le_bytes());
+    block[8..].copy_from_slice(&(plaintext_len as u64 * 8).to_le_bytes());
+    block
+}
+
+/// Section 4: the counter block is the tag with the top bit of byte 15 set; its first four
+/// bytes are a little-endian counter that wraps modulo 2^32.
+fn initial_counter(tag: &[u8; 16]) -> [u8; 16] {
+    let mut counter = *tag;
+    counter[15] |= 0x80;
+    counter
+}
+
+/// Section 6, checked before any work.
+pub(crate) fn check_lengths(aad_len: usize, plaintext_len: usize) -> Result<(), Error> {
+    if !within(plaintext_len, MAX_PLAINTEXT_LEN) {
+        return Err(Error::PlaintextTooLong);
+    }
+    if !within(aad_len, MAX_AAD_LEN) {
+        return Err(Error::AadTooLong);
+    }
+    Ok(())
+}
+
+impl<K: KeySize> Clone for AesGcmSiv<K> {
+    fn clone(&self) -> Self {
+        AesGcmSiv {
+            key_generating_key: self.key_generating_key.clone(),
+            backend: self.backend,
+            isa: self.isa,
+            key_size: PhantomData,
+        }
+    }
+}
+
+impl<K: KeySize> core::fmt::Debug for AesGcmSiv<K> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("AesGcmSiv")
+            .field("key_size", &K::NAME)
+            .field("backend", &self.backend)
+            .finish_non_exhaustive()
+    }
+}
+
+super::impl_rustcrypto_traits!(AesGcmSiv);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_vectors::{hex, rfc8452_vectors};
+
+    /// RFC 8452 Appendix C, intermediate values, on every backend.
+    fn check_intermediates<K: KeySize>(algorithm: &str) {
+        let mut checked = 0;
+        for backend in Backend::available() {
+            for v in rfc8452_vectors()
+                .iter()
+                .filter(|v| v["algorithm"] == algorithm)
+            {
+                let key = K::Key::try_from(&hex(&v["key"])[..]).ok().unwrap();
+                let nonce: [u8; 12] = hex(&v["nonce"]).try_into().unwrap();
+                let cipher = AesGcmSiv::<K>::with_backend(&key, backend).unwrap();
+                let (auth, enc) = cipher.derive_record_key_material(&nonce);
+                assert_eq!(
+                    auth.to_vec(),
+                    hex(&v["record_authentication_key"]),
+                    "{}",
+                    v["id"]
+                );
+                assert_eq!(
+                    enc.as_ref(),
+                    hex(&v["record_encryption_key"]),
+                    "{}",
+                    v["id"]
+                );
+
+                let polyval_input = hex(&v["polyval_input"]);
+                let (aad, plaintext) = (hex(&v["aad"]), hex(&v["plaintext"]));
+                let length = length_block(aad.len(), plaintext.len());
+                assert_eq!(polyval_input[polyval_input.len() - 16..], length);
+                let hash_key = PolyvalKey::new(&auth, cipher.isa, polyval_input.len() / 16);
+                let mut polyval = Polyval::new(&hash_key);
+                polyval.update_padded(&polyval_input);
+                assert_eq!(
+                    polyval.finish().to_vec(),
+                    hex(&v["polyval_result"]),
+                    "{}",
+                    v["id"]
+                );
+
+                let keys = cipher.derive_record_keys(&nonce);
+                let tag = cipher.compute_tag(&keys, &nonce, &aad, &plaintext);
+                let masked = hex(&v["polyval_result_xor_nonce_masked"]);
+                let masked: [u8; 16] = masked.try_into().unwrap();
+                assert_eq!(keys.encryption.encrypt_block(&masked), tag, "{}", v["id"]);
+                assert_eq!(tag.to_vec(), hex(&v["tag"]), "{}", v["id"]);
+                assert_eq!(
+                    initial_counter(&tag).to_vec(),
+                    hex(&v["initial_counter"]),
+                    "{}",
+                    v["id"]
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked >= 24, "{algorithm}: only {checked} vectors");
+    }
+
+    #[test]
+    fn rfc8452_intermediate_values_aes128() {
+        check_intermediates::<crate::Aes128>("AES-128-GCM-SIV");
+    }
+
+    #[test]
+    fn rfc8452_intermediate_values_aes256() {
+        check_intermediates::<crate::Aes256>("AES-256-GCM-SIV");
+    }
+
+    #[test]
+    fn length_limits_are_inclusive_at_two_to_the_36() {
+        let max = 1usize << 36;
+        assert_eq!(check_lengths(max, max), Ok(()));
+        assert_eq!(check_lengths(0, max + 1), Err(Error::PlaintextTooLong));
+        assert_eq!(check_lengths(max + 1, 0), Err(Error::AadTooLong));
+        assert_eq!(
+            check_lengths(usize::MAX, usize::MAX),
+            Err(Error::PlaintextTooLong)
+        );
+    }
+}

@@ -1,0 +1,176 @@
+//! The AEADs, and the policy they share: key sizes, length checks before work, and the one
+//! failure path of every decryption.
+
+pub(crate) mod gcm;
+pub(crate) mod gcm_siv;
+
+#[cfg(feature = "alloc")]
+use alloc::vec::Vec;
+
+use subtle::ConstantTimeEq;
+use zeroize::Zeroize;
+
+use crate::Error;
+use crate::aes::KeyBytes;
+
+/// The AES key sizes the AEADs come in: [`Aes128`] and [`Aes256`]. Sealed.
+pub trait KeySize: sealed::Sealed + Clone + Send + Sync + 'static {
+    /// The key as a byte array: `[u8; 16]` or `[u8; 32]`.
+    type Key: AsRef<[u8]> + AsMut<[u8]> + Copy + Default + Zeroize + for<'a> TryFrom<&'a [u8]>;
+    /// The key length as a `typenum` number, for the RustCrypto traits.
+    type KeyLength: aead::array::ArraySize;
+    /// "AES-128" or "AES-256".
+    const NAME: &'static str;
+    #[doc(hidden)]
+    fn key_bytes(key: &Self::Key) -> KeyBytes<'_>;
+    #[doc(hidden)]
+    fn rustcrypto_key_bytes(key: &aead::array::Array<u8, Self::KeyLength>) -> KeyBytes<'_>;
+}
+
+/// AES with a 128-bit key.
+#[derive(Clone, Copy, Debug)]
+pub enum Aes128 {}
+
+/// AES with a 256-bit key.
+#[derive(Clone, Copy, Debug)]
+pub enum Aes256 {}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for super::Aes128 {}
+    impl Sealed for super::Aes256 {}
+}
+
+impl KeySize for Aes128 {
+    type Key = [u8; 16];
+    type KeyLength = aead::consts::U16;
+    const NAME: &'static str = "AES-128";
+    fn key_bytes(key: &[u8; 16]) -> KeyBytes<'_> {
+        KeyBytes::Aes128(key)
+    }
+    fn rustcrypto_key_bytes(key: &aead::array::Array<u8, Self::KeyLength>) -> KeyBytes<'_> {
+        KeyBytes::Aes128(&key.0)
+    }
+}
+
+impl KeySize for Aes256 {
+    type Key = [u8; 32];
+    type KeyLength = aead::consts::U32;
+    const NAME: &'static str = "AES-256";
+    fn key_bytes(key: &[u8; 32]) -> KeyBytes<'_> {
+        KeyBytes::Aes256(key)
+    }
+    fn rustcrypto_key_bytes(key: &aead::array::Array<u8, Self::KeyLength>) -> KeyBytes<'_> {
+        KeyBytes::Aes256(&key.0)
+    }
+}
+
+/// Parses a key of exactly the length `K` wants.
+pub(crate) fn key_from_slice<K: KeySize>(key: &[u8]) -> Result<K::Key, Error> {
+    K::Key::try_from(key).map_err(|_| Error::InvalidKeyLength)
+}
+
+/// The tag length of both AEADs.
+pub(crate) const TAG_LEN: usize = 16;
+
+/// `len <= max`, for lengths that are `usize` in memory and bounded in `u64` by a spec.
+pub(crate) fn within(len: usize, max: u64) -> bool {
+    u64::try_from(len).is_ok_and(|len| len <= max)
+}
+
+/// The one failure path of every decryption: runs `open` on `buf` and, if it fails for any
+/// reason, zeroes `buf` before returning the error, so that no unauthenticated plaintext (and
+/// nothing else) is left behind.
+pub(crate) fn open_or_wipe(
+    buf: &mut [u8],
+    open: impl FnOnce(&mut [u8]) -> Result<(), Error>,
+) -> Result<(), Error> {
+    let result = open(buf);
+    if result.is_err() {
+        buf.zeroize();
+    }
+    result
+}
+
+/// Compares tags in constant time.
+pub(crate) fn check_tag(expected: &[u8; TAG_LEN], received: &[u8; TAG_LEN]) -> Result<(), Error> {
+    if bool::from(expected.ct_eq(received)) {
+        Ok(())
+    } else {
+        Err(Error::Authentication)
+    }
+}
+
+/// `plaintext || tag` from an in-place sealing function.
+#[cfg(feature = "alloc")]
+pub(crate) fn seal_to_vec(
+    plaintext: &[u8],
+    seal: impl FnOnce(&mut [u8]) -> Result<[u8; TAG_LEN], Error>,
+) -> Result<Vec<u8>, Error> {
+    let mut out = Vec::with_capacity(plaintext.len() + TAG_LEN);
+    out.extend_from_slice(plaintext);
+    let tag = seal(&mut out)?;
+    out.extend_from_slice(&tag);
+    Ok(out)
+}
+
+/// The plaintext from `ciphertext || tag` and an in-place opening function. On failure the
+/// partial output is wiped by `open` (through [`open_or_wipe`]) before it is freed.
+#[cfg(feature = "alloc")]
+pub(crate) fn open_to_vec(
+    ciphertext_and_tag: &[u8],
+    open: impl FnOnce(&mut [u8], &[u8; TAG_LEN]) -> Result<(), Error>,
+) -> Result<Vec<u8>, Error> {
+    let Some((ciphertext, tag)) = ciphertext_and_tag.split_last_chunk::<TAG_LEN>() else {
+        return Err(Error::CiphertextTooShort);
+    };
+    let mut out = ciphertext.to_vec();
+    open(&mut out, tag)?;
+    Ok(out)
+}
+
+/// The RustCrypto `aead` 0.6 traits, so that our types drop in for `aes-gcm-siv`/`aes-gcm`.
+macro_rules! impl_rustcrypto_traits {
+    ($aead:ident) => {
+        impl<K: $crate::aead::KeySize> ::aead::KeySizeUser for $aead<K> {
+            type KeySize = K::KeyLength;
+        }
+
+        impl<K: $crate::aead::KeySize> ::aead::KeyInit for $aead<K> {
+            fn new(key: &::aead::Key<Self>) -> Self {
+                $aead::from_key_bytes(K::rustcrypto_key_bytes(key), $crate::cpu::Isa::detected())
+            }
+        }
+
+        impl<K: $crate::aead::KeySize> ::aead::AeadCore for $aead<K> {
+            type NonceSize = ::aead::consts::U12;
+            type TagSize = ::aead::consts::U16;
+            const TAG_POSITION: ::aead::TagPosition = ::aead::TagPosition::Postfix;
+        }
+
+        impl<K: $crate::aead::KeySize> ::aead::AeadInOut for $aead<K> {
+            fn encrypt_inout_detached(
+                &self,
+                nonce: &::aead::Nonce<Self>,
+                associated_data: &[u8],
+                buffer: ::aead::inout::InOutBuf<'_, '_, u8>,
+            ) -> ::aead::Result<::aead::Tag<Self>> {
+                let buf = buffer.into_out_with_copied_in();
+                let tag = self.encrypt_in_place_detached(&nonce.0, associated_data, buf)?;
+                Ok(::aead::array::Array(tag))
+            }
+
+            fn decrypt_inout_detached(
+                &self,
+                nonce: &::aead::Nonce<Self>,
+                associated_data: &[u8],
+                buffer: ::aead::inout::InOutBuf<'_, '_, u8>,
+                tag: &::aead::Tag<Self>,
+            ) -> ::aead::Result<()> {
+                let buf = buffer.into_out_with_copied_in();
+                Ok(self.decrypt_in_place_detached(&nonce.0, associated_data, buf, &tag.0)?)
+            }
+        }
+    };
+}
+pub(crate) use impl_rustcrypto_traits;

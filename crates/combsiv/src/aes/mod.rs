@@ -1,0 +1,107 @@
+//! AES encryption (FIPS 197), forward direction only, per backend.
+//!
+//! Both AEADs only ever run AES forwards: GCM-SIV and GCM decrypt with the same counter
+//! keystream they encrypt with, and the key derivation and tag blocks are encryptions too.
+//! So no backend keeps a decryption key schedule.
+
+mod portable;
+#[cfg(target_arch = "x86_64")]
+mod x86;
+
+use crate::cpu::Isa;
+
+/// An AES key of a length FIPS 197 defines and combsiv supports.
+///
+/// `pub` only so that the sealed [`crate::KeySize`] trait can name it; the module is private.
+#[derive(Clone, Copy)]
+pub enum KeyBytes<'a> {
+    /// AES-128: 10 rounds.
+    Aes128(&'a [u8; 16]),
+    /// AES-256: 14 rounds.
+    Aes256(&'a [u8; 32]),
+}
+
+impl core::fmt::Debug for KeyBytes<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(match self {
+            KeyBytes::Aes128(_) => "KeyBytes::Aes128(..)",
+            KeyBytes::Aes256(_) => "KeyBytes::Aes256(..)",
+        })
+    }
+}
+
+/// Which 32 bits of a counter block are the counter, and in which byte order.
+///
+/// Both AEADs increment only those 32 bits and wrap modulo 2^32 without carrying into the
+/// rest of the block (RFC 8452 Section 4 and its C.3 vectors; SP 800-38D inc32).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Counter32 {
+    /// Bytes 0..4, little-endian (AES-GCM-SIV).
+    LittleEndianFirst,
+    /// Bytes 12..16, big-endian (AES-GCM).
+    BigEndianLast,
+}
+
+impl Counter32 {
+    /// The counter block `steps` increments after `block`.
+    pub(crate) fn advance(self, block: &[u8; 16], steps: u32) -> [u8; 16] {
+        let mut next = *block;
+        match self {
+            Counter32::LittleEndianFirst => {
+                let word = u32::from_le_bytes([block[0], block[1], block[2], block[3]]);
+                next[..4].copy_from_slice(&word.wrapping_add(steps).to_le_bytes());
+            }
+            Counter32::BigEndianLast => {
+                let word = u32::from_be_bytes([block[12], block[13], block[14], block[15]]);
+                next[12..].copy_from_slice(&word.wrapping_add(steps).to_be_bytes());
+            }
+        }
+        next
+    }
+}
+
+/// An expanded AES encryption key bound to the instruction set its kernels run on.
+#[derive(Clone)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "boxing would need an allocator; a key lives in one place and is not moved often"
+)]
+pub(crate) enum BlockCipher {
+    Portable(portable::Aes),
+    #[cfg(target_arch = "x86_64")]
+    Aesni(x86::RoundKeys, crate::cpu::x86::Aesni),
+}
+
+impl BlockCipher {
+    pub(crate) fn new(key: KeyBytes<'_>, isa: Isa) -> Self {
+        match isa {
+            Isa::Portable => BlockCipher::Portable(portable::Aes::new(key)),
+            #[cfg(target_arch = "x86_64")]
+            Isa::Aesni(token) => BlockCipher::Aesni(x86::RoundKeys::new(token, key), token),
+        }
+    }
+
+    /// Encrypts each block in place (ECB over independent blocks, e.g. key derivation).
+    pub(crate) fn encrypt_blocks(&self, blocks: &mut [[u8; 16]]) {
+        match self {
+            BlockCipher::Portable(aes) => aes.encrypt_blocks(blocks),
+            #[cfg(target_arch = "x86_64")]
+            BlockCipher::Aesni(keys, token) => keys.encrypt_blocks(*token, blocks),
+        }
+    }
+
+    pub(crate) fn encrypt_block(&self, block: &[u8; 16]) -> [u8; 16] {
+        let mut blocks = [*block];
+        self.encrypt_blocks(&mut blocks);
+        blocks[0]
+    }
+
+    /// XORs `data` with the keystream AES(counter), AES(counter + 1), ...
+    pub(crate) fn apply_keystream(&self, counter: &[u8; 16], order: Counter32, data: &mut [u8]) {
+        match self {
+            BlockCipher::Portable(aes) => aes.apply_keystream(counter, order, data),
+            #[cfg(target_arch = "x86_64")]
+            BlockCipher::Aesni(keys, token) => keys.apply_keystream(*token, counter, order, data),
+        }
+    }
+}

@@ -1,0 +1,53 @@
+//! The portable backend: RustCrypto's `aes` crate (bitsliced constant-time code, or ARMv8
+//! and x86 AES instructions where that crate detects them).
+
+use aes::cipher::array::Array;
+use aes::cipher::{BlockCipherEncrypt, KeyInit};
+use zeroize::Zeroize;
+
+use super::{Counter32, KeyBytes};
+
+/// Blocks of keystream generated per call into the cipher; the bitsliced code works on
+/// several blocks at once, so batching is what makes it fast.
+const BATCH: usize = 8;
+
+// The `aes` crate zeroizes its key schedules on drop (its `zeroize` feature).
+#[derive(Clone)]
+pub(crate) enum Aes {
+    Aes128(aes::Aes128),
+    Aes256(aes::Aes256),
+}
+
+impl Aes {
+    pub(crate) fn new(key: KeyBytes<'_>) -> Self {
+        match key {
+            KeyBytes::Aes128(key) => Aes::Aes128(aes::Aes128::new(&Array::from(*key))),
+            KeyBytes::Aes256(key) => Aes::Aes256(aes::Aes256::new(&Array::from(*key))),
+        }
+    }
+
+    pub(crate) fn encrypt_blocks(&self, blocks: &mut [[u8; 16]]) {
+        let blocks = Array::cast_slice_from_core_mut(blocks);
+        match self {
+            Aes::Aes128(aes) => aes.encrypt_blocks(blocks),
+            Aes::Aes256(aes) => aes.encrypt_blocks(blocks),
+        }
+    }
+
+    pub(crate) fn apply_keystream(&self, counter: &[u8; 16], order: Counter32, data: &mut [u8]) {
+        let mut counter = *counter;
+        let mut keystream = [[0u8; 16]; BATCH];
+        for chunk in data.chunks_mut(16 * BATCH) {
+            let blocks = chunk.len().div_ceil(16);
+            for block in &mut keystream[..blocks] {
+                *block = counter;
+                counter = order.advance(&counter, 1);
+            }
+            self.encrypt_blocks(&mut keystream[..blocks]);
+            for (byte, key) in chunk.iter_mut().zip(keystream.as_flattened()) {
+                *byte ^= key;
+            }
+        }
+        keystream.zeroize();
+    }
+}

@@ -1,0 +1,163 @@
+//! Which instruction sets this CPU has, decided once.
+//!
+//! Detection runs on first use and is cached. What it finds is handed out as zero-sized
+//! tokens ([`x86::Aesni`], [`x86::Vaes`]): a kernel whose `#[target_feature]` list is exactly a
+//! token's feature set takes the token as an argument, so holding one is the proof that the
+//! kernel's instructions exist. The [`Backend`] of a key is chosen when the key is created,
+//! never per block.
+
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod x86;
+
+#[cfg(feature = "alloc")]
+use alloc::vec::Vec;
+use core::sync::atomic::{AtomicU8, Ordering};
+
+use crate::Error;
+
+/// An implementation tier. Every key remembers the backend it was created with.
+///
+/// | backend    | instructions                                   | registers |
+/// |------------|------------------------------------------------|-----------|
+/// | `Portable` | none beyond the base ISA (RustCrypto `aes` for AES, our constant-time POLYVAL) | 64-bit |
+/// | `Aesni`    | AES-NI, PCLMULQDQ, SSSE3, SSE4.1               | 128-bit   |
+/// | `Vaes`     | the above plus AVX, AVX2, VAES, VPCLMULQDQ (no AVX-512 needed) | 256-bit |
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Backend {
+    /// Runs on any CPU.
+    Portable,
+    /// x86-64 with AES-NI and PCLMULQDQ on 128-bit registers.
+    Aesni,
+    /// x86-64 with VAES and VPCLMULQDQ on 256-bit registers (Zen 3+, Ice Lake+, Alder Lake+).
+    Vaes,
+}
+
+impl Backend {
+    /// Every backend, slowest first.
+    pub const ALL: [Backend; 3] = [Backend::Portable, Backend::Aesni, Backend::Vaes];
+
+    /// The backend new keys use: the fastest this CPU runs.
+    ///
+    /// With the `std` feature, the environment variable `COMBSIV_BACKEND`
+    /// (`portable`, `aesni` or `vaes`) pins it instead, if that backend is available;
+    /// an unknown or unavailable name is ignored. The answer is computed once.
+    pub fn detected() -> Backend {
+        static CHOSEN: AtomicU8 = AtomicU8::new(UNKNOWN);
+        match CHOSEN.load(Ordering::Relaxed) {
+            UNKNOWN => {
+                let chosen = override_from_env()
+                    .filter(|b| b.is_available())
+                    .unwrap_or_else(Backend::best_available);
+                CHOSEN.store(chosen as u8, Ordering::Relaxed);
+                chosen
+            }
+            cached => Backend::from_u8(cached),
+        }
+    }
+
+    /// Every backend this CPU can run, `Portable` first.
+    #[cfg(feature = "alloc")]
+    pub fn available() -> Vec<Backend> {
+        Backend::ALL
+            .into_iter()
+            .filter(|b| b.is_available())
+            .collect()
+    }
+
+    /// Whether this CPU can run the backend.
+    pub fn is_available(self) -> bool {
+        Isa::for_backend(self).is_ok()
+    }
+
+    /// The lowercase name, as accepted by `COMBSIV_BACKEND`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Portable => "portable",
+            Backend::Aesni => "aesni",
+            Backend::Vaes => "vaes",
+        }
+    }
+
+    /// Parses a name as printed by [`Backend::name`].
+    pub fn from_name(name: &str) -> Option<Backend> {
+        Backend::ALL
+            .into_iter()
+            .find(|b| b.name().eq_ignore_ascii_case(name.trim()))
+    }
+
+    fn best_available() -> Backend {
+        Backend::ALL
+            .into_iter()
+            .rev()
+            .find(|b| b.is_available())
+            .unwrap_or(Backend::Portable)
+    }
+
+    fn from_u8(value: u8) -> Backend {
+        match value {
+            1 => Backend::Aesni,
+            2 => Backend::Vaes,
+            _ => Backend::Portable,
+        }
+    }
+}
+
+impl core::fmt::Display for Backend {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+const UNKNOWN: u8 = u8::MAX;
+
+#[cfg(feature = "std")]
+fn override_from_env() -> Option<Backend> {
+    std::env::var("COMBSIV_BACKEND")
+        .ok()
+        .as_deref()
+        .and_then(Backend::from_name)
+}
+
+#[cfg(not(feature = "std"))]
+fn override_from_env() -> Option<Backend> {
+    None
+}
+
+/// The instruction set a key's kernels run on, with the token that proves it.
+///
+/// This is what the AES and POLYVAL modules match on. Until the 256-bit kernels exist, the
+/// `Vaes` backend runs the 128-bit kernels (its token implies theirs).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Isa {
+    Portable,
+    #[cfg(target_arch = "x86_64")]
+    Aesni(x86::Aesni),
+}
+
+impl Isa {
+    /// [`Backend::detected`] and its instruction set.
+    pub(crate) fn detected() -> (Backend, Isa) {
+        let backend = Backend::detected();
+        match Isa::for_backend(backend) {
+            Ok(isa) => (backend, isa),
+            // `detected` only returns available backends; this arm keeps that a non-panic.
+            Err(_) => (Backend::Portable, Isa::Portable),
+        }
+    }
+
+    pub(crate) fn for_backend(backend: Backend) -> Result<Isa, Error> {
+        match backend {
+            Backend::Portable => Ok(Isa::Portable),
+            #[cfg(target_arch = "x86_64")]
+            Backend::Aesni => x86::Aesni::get()
+                .map(Isa::Aesni)
+                .ok_or(Error::BackendUnavailable),
+            #[cfg(target_arch = "x86_64")]
+            Backend::Vaes => x86::Vaes::get()
+                .map(|vaes| Isa::Aesni(vaes.aesni()))
+                .ok_or(Error::BackendUnavailable),
+            #[cfg(not(target_arch = "x86_64"))]
+            Backend::Aesni | Backend::Vaes => Err(Error::BackendUnavailable),
+        }
+    }
+}

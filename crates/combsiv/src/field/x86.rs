@@ -1,0 +1,128 @@
+//! POLYVAL with PCLMULQDQ on 128-bit registers.
+//!
+//! CPU predicate: [`Aesni`] (AES-NI, PCLMULQDQ, SSSE3, SSE4.1); every `#[target_feature]`
+//! here enables exactly that set. Math: see the parent module.
+//!
+//! Design: up to [`MAX_POWERS`] blocks are multiplied by `H^8..H^1` (four PCLMULQDQ each,
+//! schoolbook), summed unreduced, and reduced once. PCLMULQDQ has a latency of 3-7 cycles
+//! and a throughput of one per cycle or better, so eight independent products keep it busy;
+//! the table is eight registers, the accumulators three, leaving five of sixteen for loads.
+//! The table is built per key because GCM-SIV has a fresh hash key per message: a short
+//! message builds only the powers it can use.
+
+use core::arch::x86_64::*;
+
+use zeroize::Zeroize;
+
+use crate::cpu::x86::{Aesni, load128, store128};
+
+/// Blocks aggregated per reduction (see the module comment).
+const MAX_POWERS: usize = 8;
+
+#[derive(Clone)]
+pub(crate) struct Key {
+    /// `powers[i] = H^(i+1)` in the dot product; only the first `count` are set.
+    powers: [[u8; 16]; MAX_POWERS],
+    count: usize,
+}
+
+impl Drop for Key {
+    fn drop(&mut self) {
+        self.powers.zeroize();
+    }
+}
+
+impl Key {
+    pub(crate) fn new(_: Aesni, h: &[u8; 16], blocks: usize) -> Self {
+        let count = blocks.clamp(1, MAX_POWERS);
+        // SAFETY: the token proves the CPU has the features `powers_of` enables.
+        unsafe { powers_of(h, count) }
+    }
+
+    pub(crate) fn absorb<const REVERSED: bool>(
+        &self,
+        _: Aesni,
+        acc: &mut [u8; 16],
+        blocks: &[[u8; 16]],
+    ) {
+        // SAFETY: the token proves the CPU has the features `absorb_blocks` enables.
+        unsafe { absorb_blocks::<REVERSED>(self, acc, blocks) }
+    }
+}
+
+#[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
+fn powers_of(h: &[u8; 16], count: usize) -> Key {
+    let mut key = Key {
+        powers: [[0; 16]; MAX_POWERS],
+        count,
+    };
+    let h = load128(h);
+    let mut power = h;
+    for slot in &mut key.powers[..count] {
+        *slot = store128(power);
+        power = dot(power, h);
+    }
+    key
+}
+
+/// The unreduced 256-bit product `a * b` as (low 128 bits, high 128 bits), schoolbook.
+#[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
+#[inline]
+fn mul_unreduced(a: __m128i, b: __m128i) -> [__m128i; 3] {
+    let low = _mm_clmulepi64_si128::<0x00>(a, b);
+    let high = _mm_clmulepi64_si128::<0x11>(a, b);
+    let middle = _mm_xor_si128(
+        _mm_clmulepi64_si128::<0x01>(a, b),
+        _mm_clmulepi64_si128::<0x10>(a, b),
+    );
+    [low, middle, high]
+}
+
+/// Montgomery reduction of `high:low` (with the middle product folded in) by `x^128`.
+#[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
+#[inline]
+fn reduce([low, middle, high]: [__m128i; 3]) -> __m128i {
+    let low = _mm_xor_si128(low, _mm_slli_si128::<8>(middle));
+    let high = _mm_xor_si128(high, _mm_srli_si128::<8>(middle));
+    // The high 64 bits hold c = x^63 + x^62 + x^57; selector 0x10 multiplies low64(a) by it.
+    let c = _mm_set_epi64x(0xC200_0000_0000_0000u64 as i64, 0);
+    // Fold word 0: swap the words so v0 sits where v0 * x^128 lands, add v0 * c at word 1.
+    let fold = _mm_clmulepi64_si128::<0x10>(low, c);
+    let low = _mm_xor_si128(_mm_shuffle_epi32::<0x4E>(low), fold);
+    // Fold word 1 the same way; the result is what remains above x^128.
+    let fold = _mm_clmulepi64_si128::<0x10>(low, c);
+    let low = _mm_xor_si128(_mm_shuffle_epi32::<0x4E>(low), fold);
+    _mm_xor_si128(low, high)
+}
+
+#[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
+#[inline]
+fn dot(a: __m128i, b: __m128i) -> __m128i {
+    reduce(mul_unreduced(a, b))
+}
+
+#[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
+fn absorb_blocks<const REVERSED: bool>(key: &Key, acc: &mut [u8; 16], blocks: &[[u8; 16]]) {
+    let powers = key.powers.map(|power| load128(&power));
+    let reverse_bytes = _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    let mut s = load128(acc);
+    for group in blocks.chunks(key.count) {
+        // S' = (S + X_1)·H^n + X_2·H^(n-1) + ... + X_n·H^1, reduced once.
+        let mut sum = [_mm_setzero_si128(); 3];
+        for (i, block) in group.iter().enumerate() {
+            let mut x = load128(block);
+            if REVERSED {
+                x = _mm_shuffle_epi8(x, reverse_bytes);
+            }
+            if i == 0 {
+                x = _mm_xor_si128(x, s);
+            }
+            let product = mul_unreduced(x, powers[group.len() - 1 - i]);
+            for (total, part) in sum.iter_mut().zip(product) {
+                *total = _mm_xor_si128(*total, part);
+            }
+        }
+        s = reduce(sum);
+    }
+    *acc = store128(s);
+}
