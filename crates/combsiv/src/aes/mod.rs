@@ -105,3 +105,56 @@ impl BlockCipher {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cpu::Backend;
+
+    /// The keystream of every backend equals one block at a time through the portable cipher,
+    /// with counters that wrap modulo 2^32 mid-stream, for both counter layouts.
+    #[test]
+    fn keystream_wraps_the_32_bit_counter_without_carry() {
+        let key = [0x5Au8; 32];
+        let reference = BlockCipher::new(KeyBytes::Aes256(&key), Isa::Portable);
+        for backend in Backend::available() {
+            let cipher =
+                BlockCipher::new(KeyBytes::Aes256(&key), Isa::for_backend(backend).unwrap());
+            for order in [Counter32::LittleEndianFirst, Counter32::BigEndianLast] {
+                for distance_to_wrap in [0u32, 1, 2, 7, 8, 9, 15, 16, 17] {
+                    let mut counter = [0xC3u8; 16];
+                    counter =
+                        order.advance(&counter, 0u32.wrapping_sub(u32::from_le_bytes([0xC3; 4])));
+                    counter = order.advance(&counter, 0xFFFF_FFFF - distance_to_wrap);
+                    for len in [1, 15, 16, 17, 127, 128, 129, 300, 513] {
+                        let mut data = [0u8; 513];
+                        cipher.apply_keystream(&counter, order, &mut data[..len]);
+                        let mut expected = [0u8; 513];
+                        let mut block_counter = counter;
+                        for chunk in expected[..len].chunks_mut(16) {
+                            let keystream = reference.encrypt_block(&block_counter);
+                            chunk.copy_from_slice(&keystream[..chunk.len()]);
+                            block_counter = order.advance(&block_counter, 1);
+                        }
+                        assert_eq!(
+                            data[..len],
+                            expected[..len],
+                            "{backend} {order:?} {distance_to_wrap} {len}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn counters_wrap_within_their_32_bits() {
+        let all_ones = [0xFFu8; 16];
+        let mut wrapped = all_ones;
+        wrapped[..4].fill(0);
+        assert_eq!(Counter32::LittleEndianFirst.advance(&all_ones, 1), wrapped);
+        let mut wrapped = all_ones;
+        wrapped[12..].fill(0);
+        assert_eq!(Counter32::BigEndianLast.advance(&all_ones, 1), wrapped);
+    }
+}

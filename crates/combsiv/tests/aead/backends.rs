@@ -1,0 +1,124 @@
+//! Backend detection, selection, and the type-level promises of the public types.
+
+use combsiv::{Aes128Gcm, Aes128GcmSiv, Aes256Gcm, Aes256GcmSiv, Backend, Error};
+
+fn cpu_has_vaes_tier() -> bool {
+    std::arch::is_x86_feature_detected!("vaes")
+        && std::arch::is_x86_feature_detected!("vpclmulqdq")
+        && std::arch::is_x86_feature_detected!("avx2")
+        && std::arch::is_x86_feature_detected!("aes")
+        && std::arch::is_x86_feature_detected!("pclmulqdq")
+}
+
+fn cpu_has_aesni_tier() -> bool {
+    std::arch::is_x86_feature_detected!("aes")
+        && std::arch::is_x86_feature_detected!("pclmulqdq")
+        && std::arch::is_x86_feature_detected!("ssse3")
+        && std::arch::is_x86_feature_detected!("sse4.1")
+}
+
+/// On a CPU with VAES and VPCLMULQDQ (Zen 3, Ice Lake, Alder Lake...), the detected backend
+/// must be `Vaes`, with or without AVX-512; likewise AES-NI must be found where it exists.
+#[test]
+fn detection_finds_the_best_backend_this_cpu_has() {
+    let expected = if cpu_has_vaes_tier() {
+        Backend::Vaes
+    } else if cpu_has_aesni_tier() {
+        Backend::Aesni
+    } else {
+        Backend::Portable
+    };
+    let available = Backend::available();
+    assert_eq!(
+        available.last(),
+        Some(&expected),
+        "available: {available:?}"
+    );
+    assert_eq!(available.first(), Some(&Backend::Portable));
+    match std::env::var("COMBSIV_BACKEND")
+        .ok()
+        .as_deref()
+        .and_then(Backend::from_name)
+    {
+        Some(pinned) if pinned.is_available() => assert_eq!(Backend::detected(), pinned),
+        _ => assert_eq!(Backend::detected(), expected),
+    }
+    eprintln!("backends available here: {available:?}");
+}
+
+#[test]
+fn unavailable_backends_are_refused_not_emulated() {
+    for backend in Backend::ALL {
+        let result = Aes128GcmSiv::with_backend(&[0; 16], backend);
+        if backend.is_available() {
+            assert_eq!(result.unwrap().backend(), backend);
+        } else {
+            assert_eq!(result.err(), Some(Error::BackendUnavailable));
+            assert_eq!(
+                Aes256Gcm::with_backend(&[0; 32], backend).err(),
+                Some(Error::BackendUnavailable)
+            );
+        }
+    }
+}
+
+#[test]
+fn names_round_trip() {
+    for backend in Backend::ALL {
+        assert_eq!(Backend::from_name(backend.name()), Some(backend));
+        assert_eq!(backend.to_string(), backend.name());
+    }
+    assert_eq!(Backend::from_name(" AESNI "), Some(Backend::Aesni));
+    assert_eq!(Backend::from_name("avx512"), None);
+}
+
+#[test]
+fn ciphers_are_clone_send_sync_and_debug_shows_no_key() {
+    fn assert_traits<T: Clone + Send + Sync + std::fmt::Debug>() {}
+    assert_traits::<Aes128GcmSiv>();
+    assert_traits::<Aes256GcmSiv>();
+    assert_traits::<Aes128Gcm>();
+    assert_traits::<Aes256Gcm>();
+    let key = [0xAB; 32];
+    let printed = [
+        format!("{:?}", Aes256GcmSiv::new(&key)),
+        format!("{:?}", Aes256Gcm::new(&key)),
+        format!("{:#?}", Aes128GcmSiv::new(&[0xAB; 16])),
+    ];
+    for text in printed {
+        assert!(
+            !text.contains("171") && !text.to_lowercase().contains("ab,"),
+            "{text}"
+        );
+        assert!(text.contains("backend"), "{text}");
+    }
+}
+
+#[test]
+fn clones_encrypt_identically() {
+    for backend in Backend::available() {
+        let cipher = Aes128GcmSiv::with_backend(&[3; 16], backend).unwrap();
+        let copy = cipher.clone();
+        drop(cipher);
+        let fresh = Aes128GcmSiv::with_backend(&[3; 16], backend).unwrap();
+        assert_eq!(
+            copy.encrypt(&[1; 12], b"a", b"b").unwrap(),
+            fresh.encrypt(&[1; 12], b"a", b"b").unwrap()
+        );
+    }
+}
+
+#[test]
+fn empty_aad_and_empty_plaintext_are_valid() {
+    for backend in Backend::available() {
+        let cipher = Aes256GcmSiv::with_backend(&[9; 32], backend).unwrap();
+        let sealed = cipher.encrypt(&[0; 12], b"", b"").unwrap();
+        assert_eq!(sealed.len(), 16);
+        assert_eq!(cipher.decrypt(&[0; 12], b"", &sealed).unwrap(), b"");
+        let mut empty = [];
+        let tag = cipher
+            .encrypt_in_place_detached(&[0; 12], b"", &mut empty)
+            .unwrap();
+        assert_eq!(tag[..], sealed[..]);
+    }
+}

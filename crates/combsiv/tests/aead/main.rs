@@ -1,0 +1,15 @@
+//! Integration tests of the AEADs. Every test runs through every backend this CPU has
+//! (`Backend::available()`) and, where it seals or opens, every public entry point.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a test that cannot proceed should fail loudly"
+)]
+
+mod backends;
+mod differential;
+mod support;
+mod tamper;
+mod vectors;

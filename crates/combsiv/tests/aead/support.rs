@@ -1,0 +1,214 @@
+//! The harness: every AEAD type, through every backend and every public entry point.
+
+use combsiv::traits::inout::InOutBuf;
+use combsiv::traits::{Aead, AeadInOut, Payload};
+use combsiv::{AesGcm, AesGcmSiv, Backend, Error, KeySize};
+use serde_json::Value;
+
+/// The ways a caller can reach an AEAD.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Entry {
+    /// `encrypt` / `decrypt` returning a `Vec`.
+    Allocating,
+    /// `encrypt_in_place_detached` / `decrypt_in_place_detached`.
+    InPlaceDetached,
+    /// RustCrypto `AeadInOut` with distinct input and (garbage-filled) output buffers.
+    RustCryptoInOut,
+    /// RustCrypto `Aead` (allocating, through the trait's blanket impl).
+    RustCryptoAead,
+}
+
+pub const ENTRIES: [Entry; 4] = [
+    Entry::Allocating,
+    Entry::InPlaceDetached,
+    Entry::RustCryptoInOut,
+    Entry::RustCryptoAead,
+];
+
+/// Bytes that output buffers are filled with before use, so that stale output shows.
+pub const GARBAGE: u8 = 0xA5;
+
+/// The outcome of an open: the result, and what the caller's output buffer holds afterwards
+/// (for the allocating entry points, the returned plaintext or nothing).
+pub struct Opened {
+    pub result: Result<(), Error>,
+    pub output: Vec<u8>,
+}
+
+/// One AEAD type under test.
+pub trait Subject: Sized {
+    const NAME: &'static str;
+    const KEY_LEN: usize;
+    fn with_backend(key: &[u8], backend: Backend) -> Self;
+    fn seal(&self, entry: Entry, nonce: &[u8; 12], aad: &[u8], plaintext: &[u8]) -> Vec<u8>;
+    fn open(&self, entry: Entry, nonce: &[u8; 12], aad: &[u8], sealed: &[u8]) -> Opened;
+}
+
+/// Trait errors are opaque; in-place errors are ours. Both become ours here.
+fn opaque<T>(result: combsiv::traits::Result<T>) -> Result<T, Error> {
+    result.map_err(|_| Error::Authentication)
+}
+
+macro_rules! subject {
+    ($aead:ident, $name:literal) => {
+        impl<K: KeySize> Subject for $aead<K> {
+            const NAME: &'static str = $name;
+            const KEY_LEN: usize = core::mem::size_of::<K::Key>();
+
+            fn with_backend(key: &[u8], backend: Backend) -> Self {
+                let key = K::Key::try_from(key).ok().expect("key length");
+                $aead::<K>::with_backend(&key, backend).expect("backend available")
+            }
+
+            fn seal(
+                &self,
+                entry: Entry,
+                nonce: &[u8; 12],
+                aad: &[u8],
+                plaintext: &[u8],
+            ) -> Vec<u8> {
+                match entry {
+                    Entry::Allocating => self.encrypt(nonce, aad, plaintext).unwrap(),
+                    Entry::InPlaceDetached => {
+                        let mut buf = plaintext.to_vec();
+                        let tag = self
+                            .encrypt_in_place_detached(nonce, aad, &mut buf)
+                            .unwrap();
+                        buf.extend_from_slice(&tag);
+                        buf
+                    }
+                    Entry::RustCryptoInOut => {
+                        let mut out = vec![GARBAGE; plaintext.len()];
+                        let buf = InOutBuf::new(plaintext, &mut out).unwrap();
+                        let tag = self.encrypt_inout_detached(nonce.into(), aad, buf).unwrap();
+                        out.extend_from_slice(&tag);
+                        out
+                    }
+                    Entry::RustCryptoAead => {
+                        let payload = Payload {
+                            msg: plaintext,
+                            aad,
+                        };
+                        Aead::encrypt(self, nonce.into(), payload).unwrap()
+                    }
+                }
+            }
+
+            fn open(&self, entry: Entry, nonce: &[u8; 12], aad: &[u8], sealed: &[u8]) -> Opened {
+                let split = sealed.len().saturating_sub(16);
+                let (ciphertext, tag) = sealed.split_at(split);
+                let tag: Option<[u8; 16]> = tag.try_into().ok();
+                match (entry, tag) {
+                    (Entry::Allocating, _) | (_, None) => match self.decrypt(nonce, aad, sealed) {
+                        Ok(plaintext) => Opened {
+                            result: Ok(()),
+                            output: plaintext,
+                        },
+                        Err(error) => Opened {
+                            result: Err(error),
+                            output: Vec::new(),
+                        },
+                    },
+                    (Entry::InPlaceDetached, Some(tag)) => {
+                        let mut buf = ciphertext.to_vec();
+                        let result = self.decrypt_in_place_detached(nonce, aad, &mut buf, &tag);
+                        Opened {
+                            result,
+                            output: buf,
+                        }
+                    }
+                    (Entry::RustCryptoInOut, Some(tag)) => {
+                        let mut out = vec![GARBAGE; ciphertext.len()];
+                        let buf = InOutBuf::new(ciphertext, &mut out).unwrap();
+                        let result = opaque(self.decrypt_inout_detached(
+                            nonce.into(),
+                            aad,
+                            buf,
+                            (&tag).into(),
+                        ));
+                        Opened {
+                            result,
+                            output: out,
+                        }
+                    }
+                    (Entry::RustCryptoAead, Some(_)) => {
+                        let payload = Payload { msg: sealed, aad };
+                        match opaque(Aead::decrypt(self, nonce.into(), payload)) {
+                            Ok(plaintext) => Opened {
+                                result: Ok(()),
+                                output: plaintext,
+                            },
+                            Err(error) => Opened {
+                                result: Err(error),
+                                output: Vec::new(),
+                            },
+                        }
+                    }
+                }
+            }
+        }
+    };
+}
+
+subject!(AesGcmSiv, "AES-GCM-SIV");
+subject!(AesGcm, "AES-GCM");
+
+/// Runs `check` for every available backend and every entry point.
+pub fn for_every_backend_and_entry(mut check: impl FnMut(Backend, Entry)) {
+    for backend in Backend::available() {
+        for entry in ENTRIES {
+            check(backend, entry);
+        }
+    }
+}
+
+/// xorshift64*: a small deterministic generator, so that failures reproduce.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    pub fn below(&mut self, bound: usize) -> usize {
+        (self.next_u64() % bound as u64) as usize
+    }
+
+    pub fn bytes(&mut self, len: usize) -> Vec<u8> {
+        (0..len).map(|_| self.next_u64() as u8).collect()
+    }
+
+    pub fn array<const N: usize>(&mut self) -> [u8; N] {
+        core::array::from_fn(|_| self.next_u64() as u8)
+    }
+}
+
+/// The lengths the issue asks to weight: 0, 1, 15, 16, 17, 127, 128, 129, and every multiple
+/// of 16 and of 128 plus or minus one, up to `max`.
+pub fn boundary_lengths(max: usize) -> Vec<usize> {
+    let mut lengths = vec![0, 1, 15, 16, 17, 127, 128, 129];
+    for multiple in (16..=max + 1).step_by(16) {
+        lengths.extend([multiple - 1, multiple, multiple + 1]);
+    }
+    lengths.retain(|&len| len <= max);
+    lengths.sort_unstable();
+    lengths.dedup();
+    lengths
+}
+
+pub fn hex(value: &Value) -> Vec<u8> {
+    hex::decode(value.as_str().expect("hex string")).expect("valid hex")
+}
+
+pub fn load_vectors(file: &str) -> Value {
+    let path = format!("{}/tests/vectors/{file}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    serde_json::from_str(&text).expect("valid JSON")
+}
