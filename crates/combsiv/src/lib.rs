@@ -21,7 +21,7 @@
 
 #![no_std]
 #![deny(missing_docs)]
-#![cfg_attr(not(target_arch = "x86_64"), forbid(unsafe_code))]
+#![deny(unsafe_code)]
 
 #[cfg(feature = "alloc")]
 extern crate alloc;
@@ -43,6 +43,11 @@ pub use crate::cpu::Backend;
 pub use crate::error::Error;
 /// The RustCrypto `aead` crate whose traits the ciphers implement.
 pub use ::aead as traits;
+
+// The README's examples compile and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+struct ReadmeDoctests;
 
 /// AES-GCM-SIV with a 128-bit key (RFC 8452 AEAD_AES_128_GCM_SIV).
 pub type Aes128GcmSiv = AesGcmSiv<Aes128>;

@@ -9,6 +9,11 @@
 //! throughput on every AES-NI core and fits 8 state + 1 counter + 1 scratch register of the
 //! 16 XMM registers, with round keys taken from L1 as memory operands.
 
+#![allow(
+    unsafe_code,
+    reason = "x86 intrinsics; each unsafe block says why it is sound"
+)]
+
 use core::arch::x86_64::*;
 
 use zeroize::Zeroize;

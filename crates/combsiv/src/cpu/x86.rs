@@ -7,6 +7,11 @@
 //! state, not the AVX-512 state (XCR0 bits 5-7): Zen 3 and Alder Lake have VAES without
 //! AVX-512, and requiring it would deny them the fast path.
 
+#![allow(
+    unsafe_code,
+    reason = "x86 intrinsics; each unsafe block says why it is sound"
+)]
+
 use core::arch::x86_64::{__cpuid, __cpuid_count, _xgetbv};
 use core::sync::atomic::{AtomicU8, Ordering};
 

@@ -10,6 +10,11 @@
 //! The table is built per key because GCM-SIV has a fresh hash key per message: a short
 //! message builds only the powers it can use.
 
+#![allow(
+    unsafe_code,
+    reason = "x86 intrinsics; each unsafe block says why it is sound"
+)]
+
 use core::arch::x86_64::*;
 
 use zeroize::Zeroize;
