@@ -11,7 +11,7 @@ use core::marker::PhantomData;
 use alloc::vec::Vec;
 use zeroize::Zeroize;
 
-use super::{KeySize, TAG_LEN, check_tag, key_from_slice, open_or_wipe, within};
+use super::{KeySize, check_message_lengths, check_tag, open_or_wipe, within};
 use crate::Error;
 use crate::aes::{BlockCipher, Counter32, KeyBytes};
 use crate::cpu::{Backend, Isa};
@@ -36,6 +36,7 @@ const MAX_IV_LEN: u64 = (1 << 61) - 1;
 /// assert_eq!(cipher.decrypt(&nonce, b"", &sealed)?, b"hello");
 /// # Ok::<(), combsiv::Error>(())
 /// ```
+#[derive(Clone)]
 pub struct AesGcm<K: KeySize> {
     aes: BlockCipher,
     /// Section 6.4: H = CIPH_K(0^128), as the POLYVAL key that computes GHASH_H.
@@ -45,23 +46,6 @@ pub struct AesGcm<K: KeySize> {
 }
 
 impl<K: KeySize> AesGcm<K> {
-    /// A cipher on the fastest backend this CPU has ([`Backend::detected`]).
-    pub fn new(key: &K::Key) -> Self {
-        Self::from_key_bytes(K::key_bytes(key), Isa::detected())
-    }
-
-    /// Like [`new`](Self::new) with the key as a slice: [`Error::InvalidKeyLength`] unless it
-    /// has exactly the key size of the type.
-    pub fn new_from_slice(key: &[u8]) -> Result<Self, Error> {
-        Ok(Self::new(&key_from_slice::<K>(key)?))
-    }
-
-    /// A cipher on a chosen backend: [`Error::BackendUnavailable`] if this CPU cannot run it.
-    pub fn with_backend(key: &K::Key, backend: Backend) -> Result<Self, Error> {
-        let isa = Isa::for_backend(backend)?;
-        Ok(Self::from_key_bytes(K::key_bytes(key), (backend, isa)))
-    }
-
     pub(crate) fn from_key_bytes(key: KeyBytes<'_>, (backend, isa): (Backend, Isa)) -> Self {
         let aes = BlockCipher::new(key, isa);
         let mut h = aes.encrypt_block(&[0; 16]);
@@ -73,11 +57,6 @@ impl<K: KeySize> AesGcm<K> {
             backend,
             key_size: PhantomData,
         }
-    }
-
-    /// The backend this cipher runs on.
-    pub fn backend(&self) -> Backend {
-        self.backend
     }
 
     /// Encrypts with a 96-bit nonce and returns `ciphertext || tag`.
@@ -124,7 +103,7 @@ impl<K: KeySize> AesGcm<K> {
         aad: &[u8],
         ciphertext_and_tag: &[u8],
     ) -> Result<Vec<u8>, Error> {
-        let ciphertext_len = ciphertext_and_tag.len().saturating_sub(TAG_LEN);
+        let ciphertext_len = ciphertext_and_tag.len().saturating_sub(super::TAG_LEN);
         check_lengths(iv.len(), aad.len(), ciphertext_len)?;
         super::open_to_vec(ciphertext_and_tag, |buf, tag| {
             self.open_in_place(iv, aad, buf, tag)
@@ -230,35 +209,10 @@ pub(crate) fn check_lengths(
     if iv_len == 0 || !within(iv_len, MAX_IV_LEN) {
         return Err(Error::InvalidNonceLength);
     }
-    if !within(plaintext_len, MAX_PLAINTEXT_LEN) {
-        return Err(Error::PlaintextTooLong);
-    }
-    if !within(aad_len, MAX_AAD_LEN) {
-        return Err(Error::AadTooLong);
-    }
-    Ok(())
+    check_message_lengths((aad_len, MAX_AAD_LEN), (plaintext_len, MAX_PLAINTEXT_LEN))
 }
 
-impl<K: KeySize> Clone for AesGcm<K> {
-    fn clone(&self) -> Self {
-        AesGcm {
-            aes: self.aes.clone(),
-            ghash_key: self.ghash_key.clone(),
-            backend: self.backend,
-            key_size: PhantomData,
-        }
-    }
-}
-
-impl<K: KeySize> core::fmt::Debug for AesGcm<K> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("AesGcm")
-            .field("key_size", &K::NAME)
-            .field("backend", &self.backend)
-            .finish_non_exhaustive()
-    }
-}
-
+super::impl_common_surface!(AesGcm);
 super::impl_rustcrypto_traits!(AesGcm);
 
 #[cfg(test)]

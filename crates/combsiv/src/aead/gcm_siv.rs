@@ -16,7 +16,7 @@ use core::marker::PhantomData;
 use alloc::vec::Vec;
 use zeroize::Zeroize;
 
-use super::{KeySize, TAG_LEN, check_tag, key_from_slice, open_or_wipe, within};
+use super::{KeySize, check_message_lengths, check_tag, open_or_wipe};
 use crate::Error;
 use crate::aes::{BlockCipher, Counter32, KeyBytes};
 use crate::cpu::{Backend, Isa};
@@ -42,6 +42,7 @@ const NONCE_LEN: usize = 12;
 /// assert!(cipher.decrypt(&nonce, b"other header", &sealed).is_err());
 /// # Ok::<(), combsiv::Error>(())
 /// ```
+#[derive(Clone)]
 pub struct AesGcmSiv<K: KeySize> {
     /// Section 4: the key-generating key, from which each nonce derives its record keys.
     key_generating_key: BlockCipher,
@@ -63,23 +64,6 @@ impl Drop for RecordKeys {
 }
 
 impl<K: KeySize> AesGcmSiv<K> {
-    /// A cipher on the fastest backend this CPU has ([`Backend::detected`]).
-    pub fn new(key: &K::Key) -> Self {
-        Self::from_key_bytes(K::key_bytes(key), Isa::detected())
-    }
-
-    /// Like [`new`](Self::new) with the key as a slice: [`Error::InvalidKeyLength`] unless it
-    /// has exactly the key size of the type.
-    pub fn new_from_slice(key: &[u8]) -> Result<Self, Error> {
-        Ok(Self::new(&key_from_slice::<K>(key)?))
-    }
-
-    /// A cipher on a chosen backend: [`Error::BackendUnavailable`] if this CPU cannot run it.
-    pub fn with_backend(key: &K::Key, backend: Backend) -> Result<Self, Error> {
-        let isa = Isa::for_backend(backend)?;
-        Ok(Self::from_key_bytes(K::key_bytes(key), (backend, isa)))
-    }
-
     pub(crate) fn from_key_bytes(key: KeyBytes<'_>, (backend, isa): (Backend, Isa)) -> Self {
         AesGcmSiv {
             key_generating_key: BlockCipher::new(key, isa),
@@ -87,11 +71,6 @@ impl<K: KeySize> AesGcmSiv<K> {
             isa,
             key_size: PhantomData,
         }
-    }
-
-    /// The backend this cipher runs on.
-    pub fn backend(&self) -> Backend {
-        self.backend
     }
 
     /// Encrypts `plaintext` and returns `ciphertext || tag` (16 bytes longer).
@@ -121,7 +100,7 @@ impl<K: KeySize> AesGcmSiv<K> {
         aad: &[u8],
         ciphertext_and_tag: &[u8],
     ) -> Result<Vec<u8>, Error> {
-        let ciphertext_len = ciphertext_and_tag.len().saturating_sub(TAG_LEN);
+        let ciphertext_len = ciphertext_and_tag.len().saturating_sub(super::TAG_LEN);
         check_lengths(aad.len(), ciphertext_len)?;
         super::open_to_vec(ciphertext_and_tag, |buf, tag| {
             self.decrypt_in_place_detached(nonce, aad, buf, tag)
@@ -245,35 +224,10 @@ fn initial_counter(tag: &[u8; 16]) -> [u8; 16] {
 
 /// Section 6, checked before any work.
 pub(crate) fn check_lengths(aad_len: usize, plaintext_len: usize) -> Result<(), Error> {
-    if !within(plaintext_len, MAX_PLAINTEXT_LEN) {
-        return Err(Error::PlaintextTooLong);
-    }
-    if !within(aad_len, MAX_AAD_LEN) {
-        return Err(Error::AadTooLong);
-    }
-    Ok(())
+    check_message_lengths((aad_len, MAX_AAD_LEN), (plaintext_len, MAX_PLAINTEXT_LEN))
 }
 
-impl<K: KeySize> Clone for AesGcmSiv<K> {
-    fn clone(&self) -> Self {
-        AesGcmSiv {
-            key_generating_key: self.key_generating_key.clone(),
-            backend: self.backend,
-            isa: self.isa,
-            key_size: PhantomData,
-        }
-    }
-}
-
-impl<K: KeySize> core::fmt::Debug for AesGcmSiv<K> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("AesGcmSiv")
-            .field("key_size", &K::NAME)
-            .field("backend", &self.backend)
-            .finish_non_exhaustive()
-    }
-}
-
+super::impl_common_surface!(AesGcmSiv);
 super::impl_rustcrypto_traits!(AesGcmSiv);
 
 #[cfg(test)]

@@ -78,6 +78,20 @@ pub(crate) fn within(len: usize, max: u64) -> bool {
     u64::try_from(len).is_ok_and(|len| len <= max)
 }
 
+/// The plaintext (or ciphertext) and AAD limits of a spec, checked before any work.
+pub(crate) fn check_message_lengths(
+    (aad_len, max_aad_len): (usize, u64),
+    (text_len, max_text_len): (usize, u64),
+) -> Result<(), Error> {
+    if !within(text_len, max_text_len) {
+        return Err(Error::PlaintextTooLong);
+    }
+    if !within(aad_len, max_aad_len) {
+        return Err(Error::AadTooLong);
+    }
+    Ok(())
+}
+
 /// The one failure path of every decryption: runs `open` on `buf` and, if it fails for any
 /// reason, zeroes `buf` before returning the error, so that no unauthenticated plaintext (and
 /// nothing else) is left behind.
@@ -128,6 +142,54 @@ pub(crate) fn open_to_vec(
     open(&mut out, tag)?;
     Ok(out)
 }
+
+/// The constructors every AEAD type has (the public API contract of DESIGN.md), in terms of
+/// the type's own `from_key_bytes(KeyBytes, (Backend, Isa))`, and a `Debug` without keys.
+macro_rules! impl_common_surface {
+    ($aead:ident) => {
+        impl<K: $crate::aead::KeySize> $aead<K> {
+            /// A cipher on the fastest backend this CPU has ([`Backend::detected`]).
+            ///
+            /// [`Backend::detected`]: crate::Backend::detected
+            pub fn new(key: &K::Key) -> Self {
+                Self::from_key_bytes(K::key_bytes(key), $crate::cpu::Isa::detected())
+            }
+
+            /// Like [`new`](Self::new) with the key as a slice:
+            /// [`Error::InvalidKeyLength`](crate::Error::InvalidKeyLength) unless it has
+            /// exactly the key size of the type.
+            pub fn new_from_slice(key: &[u8]) -> Result<Self, $crate::Error> {
+                Ok(Self::new(&$crate::aead::key_from_slice::<K>(key)?))
+            }
+
+            /// A cipher on a chosen backend:
+            /// [`Error::BackendUnavailable`](crate::Error::BackendUnavailable) if this CPU
+            /// cannot run it.
+            pub fn with_backend(
+                key: &K::Key,
+                backend: $crate::Backend,
+            ) -> Result<Self, $crate::Error> {
+                let isa = $crate::cpu::Isa::for_backend(backend)?;
+                Ok(Self::from_key_bytes(K::key_bytes(key), (backend, isa)))
+            }
+
+            /// The backend this cipher runs on.
+            pub fn backend(&self) -> $crate::Backend {
+                self.backend
+            }
+        }
+
+        impl<K: $crate::aead::KeySize> core::fmt::Debug for $aead<K> {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.debug_struct(stringify!($aead))
+                    .field("key_size", &K::NAME)
+                    .field("backend", &self.backend)
+                    .finish_non_exhaustive()
+            }
+        }
+    };
+}
+pub(crate) use impl_common_surface;
 
 /// The RustCrypto `aead` 0.6 traits, so that our types drop in for `aes-gcm-siv`/`aes-gcm`.
 macro_rules! impl_rustcrypto_traits {
