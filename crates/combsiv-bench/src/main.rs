@@ -1,27 +1,36 @@
-//! `combsiv-bench`: measures combsiv on every backend this CPU has.
+//! `combsiv-bench`: combsiv on every backend this CPU has, next to its peers.
 //!
-//! Method (see README.md): each message gets a fresh nonce; keys are set up once; every
-//! measurement is the median of repeated timed batches, interleaved across rows so that noise
-//! from the shared machine spreads evenly; units are TSC cycles per byte and GB/s.
+//! Method (README.md, "Benchmark method"): keys are set up once, every message gets a fresh
+//! nonce, per-message work is timed; decryption opens valid ciphertexts; each cell is the
+//! median of repeated batches with all rows interleaved; units are TSC cycles and GB/s.
 
+mod measure;
+mod report;
+mod subjects;
 mod tsc;
+mod workloads;
 
 use std::process::ExitCode;
 
-use combsiv::{Aes128Gcm, Aes128GcmSiv, Aes256Gcm, Aes256GcmSiv, Backend};
+use combsiv::Backend;
 
-/// Message sizes of the benchmark table (bytes).
-const SIZES: [usize; 5] = [16, 1024, 8192, 16384, 65536];
+use crate::measure::{Effort, Operation};
+use crate::subjects::{Algorithm, Implementation};
+use crate::workloads::Workload;
 
 struct Options {
     quick: bool,
     backends: Vec<Backend>,
+    json: Option<String>,
 }
+
+const USAGE: &str = "usage: combsiv-bench [--quick] [--backend portable|aesni|vaes] [--json PATH]";
 
 fn parse_options() -> Result<Options, String> {
     let mut options = Options {
         quick: false,
         backends: Backend::available(),
+        json: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -38,88 +47,58 @@ fn parse_options() -> Result<Options, String> {
                 }
                 options.backends = vec![backend];
             }
-            "-h" | "--help" => {
-                println!("usage: combsiv-bench [--quick] [--backend portable|aesni|vaes]");
-                std::process::exit(0);
-            }
-            other => return Err(format!("unknown argument {other:?} (try --help)")),
+            "--json" => options.json = Some(args.next().ok_or("--json needs a path")?),
+            "-h" | "--help" => return Err(USAGE.to_string()),
+            other => return Err(format!("unknown argument {other:?}\n{USAGE}")),
         }
     }
     Ok(options)
 }
 
-/// Seals the buffer in place with the nonce numbered by the second argument.
-type SealInPlace = Box<dyn FnMut(&mut [u8], u64)>;
-
-/// One row of the table.
-struct Row {
-    name: String,
-    seal: SealInPlace,
-}
-
-fn rows(backends: &[Backend]) -> Vec<Row> {
-    let mut rows = Vec::new();
-    for &backend in backends {
-        macro_rules! row {
-            ($aead:ident, $key:expr, $label:literal) => {{
-                let Ok(cipher) = $aead::with_backend(&$key, backend) else {
-                    continue;
-                };
-                rows.push(Row {
-                    name: format!("combsiv/{backend} {} encrypt", $label),
-                    seal: Box::new(move |buf: &mut [u8], counter: u64| {
-                        let mut nonce = [0u8; 12];
-                        nonce[..8].copy_from_slice(&counter.to_le_bytes());
-                        let sealed = cipher.encrypt_in_place_detached(&nonce, &[], buf);
-                        let _ = std::hint::black_box(sealed);
-                    }),
-                });
-            }};
-        }
-        row!(Aes128GcmSiv, [7u8; 16], "AES-128-GCM-SIV");
-        row!(Aes256GcmSiv, [7u8; 32], "AES-256-GCM-SIV");
-        row!(Aes128Gcm, [7u8; 16], "AES-128-GCM");
-        row!(Aes256Gcm, [7u8; 32], "AES-256-GCM");
-    }
-    rows
-}
-
-/// TSC cycles per message: the median over `repeats` of batches sized to take about
-/// `target_ticks` each.
-fn measure(rows: &mut [Row], size: usize, repeats: usize, target_ticks: u64) -> Vec<f64> {
-    let mut buf = vec![0u8; size];
-    let mut counter = 0u64;
-    // Calibrate the batch length once per row, then interleave the rows repeat by repeat.
-    let batches: Vec<u64> = rows
-        .iter_mut()
-        .map(|row| {
-            let start = tsc::now();
-            for _ in 0..3 {
-                (row.seal)(&mut buf, counter);
-                counter += 1;
+/// Before any timing: within each algorithm every implementation seals to identical bytes
+/// and opens every other implementation's output.
+fn self_check(implementations: &mut [Implementation]) -> Result<(), String> {
+    for algorithm in Algorithm::ALL {
+        for size in [0, 1, 17, 255, 1500, 8192] {
+            let plaintext: Vec<u8> = (0..size).map(|i| (i * 31 + 7) as u8).collect();
+            let nonce = [size as u8; 12];
+            let mut reference: Option<(String, Vec<u8>, [u8; 16])> = None;
+            for implementation in implementations
+                .iter_mut()
+                .filter(|i| i.algorithm == algorithm)
+            {
+                let mut buf = plaintext.clone();
+                let tag = implementation.subject.seal(&nonce, &mut buf);
+                match &reference {
+                    None => reference = Some((implementation.name.clone(), buf, tag)),
+                    Some((name, ciphertext, expected_tag)) => {
+                        if (&buf, &tag) != (ciphertext, expected_tag) {
+                            return Err(format!(
+                                "{} {} differs from {name} at {size} bytes",
+                                implementation.name,
+                                algorithm.name()
+                            ));
+                        }
+                    }
+                }
+                if let Some((_, ciphertext, expected_tag)) = &reference {
+                    let mut opened = ciphertext.clone();
+                    if !implementation
+                        .subject
+                        .open(&nonce, &mut opened, expected_tag)
+                        || opened != plaintext
+                    {
+                        return Err(format!(
+                            "{} {} cannot open at {size} bytes",
+                            implementation.name,
+                            algorithm.name()
+                        ));
+                    }
+                }
             }
-            let per_message = (tsc::now().wrapping_sub(start) / 3).max(1);
-            (target_ticks / per_message).clamp(1, 1 << 20)
-        })
-        .collect();
-    let mut samples = vec![Vec::with_capacity(repeats); rows.len()];
-    for _ in 0..repeats {
-        for ((row, &batch), samples) in rows.iter_mut().zip(&batches).zip(&mut samples) {
-            let start = tsc::now();
-            for _ in 0..batch {
-                (row.seal)(&mut buf, counter);
-                counter += 1;
-            }
-            samples.push(tsc::now().wrapping_sub(start) as f64 / batch as f64);
         }
     }
-    samples
-        .into_iter()
-        .map(|mut s| {
-            s.sort_by(f64::total_cmp);
-            s[s.len() / 2]
-        })
-        .collect()
+    Ok(())
 }
 
 fn main() -> ExitCode {
@@ -130,40 +109,80 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let names: Vec<&str> = Backend::available().iter().map(|b| b.name()).collect();
-    let hz = tsc::ticks_per_second();
+    let available: Vec<&str> = Backend::available().iter().map(|b| b.name()).collect();
+    let tsc_hz = tsc::ticks_per_second();
+    let effort = if options.quick {
+        Effort {
+            repeats: 5,
+            batch_ticks: 1_000_000,
+        }
+    } else {
+        Effort {
+            repeats: 9,
+            batch_ticks: 8_000_000,
+        }
+    };
+    println!("# combsiv-bench\n");
     println!(
-        "backends available on this CPU: {} (detected: {})",
-        names.join(", "),
+        "backends on this CPU: {} (detected: {})",
+        available.join(", "),
         Backend::detected()
     );
-    println!("TSC: {:.3} GHz, measured against the wall clock", hz / 1e9);
-    let (repeats, target_ticks) = if options.quick {
-        (5, 2_000_000)
-    } else {
-        (11, 20_000_000)
-    };
-    println!("each cell: median of {repeats} batches; TSC cycles/byte (GB/s)\n");
+    println!(
+        "TSC {:.3} GHz (measured against the wall clock); each cell is the median of {} interleaved batches",
+        tsc_hz / 1e9,
+        effort.repeats
+    );
+    println!(
+        "no AAD; fresh nonce per message; decryption copies the ciphertext into place, then opens it\n"
+    );
 
-    let mut rows = rows(&options.backends);
-    let columns: Vec<Vec<f64>> = SIZES
-        .iter()
-        .map(|&size| measure(&mut rows, size, repeats, target_ticks))
-        .collect();
-    print!("| implementation / algorithm / operation |");
-    for size in SIZES {
-        print!(" {size} B |");
+    let mut implementations = subjects::all(&options.backends, &[0x42; 32]);
+    if let Err(problem) = self_check(&mut implementations) {
+        eprintln!(
+            "combsiv-bench: self-check failed: {problem}\nfix the implementation before timing it"
+        );
+        return ExitCode::from(1);
     }
-    println!();
-    println!("|---|{}", "---|".repeat(SIZES.len()));
-    for (r, row) in rows.iter().enumerate() {
-        print!("| {} |", row.name);
-        for (column, size) in columns.iter().zip(SIZES) {
-            let cycles_per_byte = column[r] / size as f64;
-            let gigabytes_per_second = hz / cycles_per_byte / 1e9;
-            print!(" {cycles_per_byte:.2} ({gigabytes_per_second:.2}) |");
+    let workloads = Workload::all();
+    let operations = [Operation::Encrypt, Operation::Decrypt];
+    let cycles = workloads
+        .iter()
+        .map(|w| measure::measure(&mut implementations, &operations, w, effort))
+        .collect();
+    let results = report::Results {
+        tsc_hz,
+        repeats: effort.repeats,
+        implementations: &implementations,
+        workloads: &workloads,
+        cycles,
+    };
+
+    println!("{}", results.cycles_per_byte_table());
+    println!("{}", results.gigabytes_table());
+    println!("{}", results.per_message_table());
+    let ours = format!(
+        "combsiv/{}",
+        options
+            .backends
+            .last()
+            .copied()
+            .unwrap_or(Backend::Portable)
+    );
+    println!(
+        "Targets (ratios of throughput from this run; {ours} is ours)\n\n| target | measured | goal | verdict |\n|---|---:|---:|---|"
+    );
+    for target in results.targets(&ours) {
+        println!("{}", target.line());
+    }
+    if let Some(path) = options.json {
+        let text = serde_json::to_string_pretty(&results.json(&ours)).unwrap_or_default();
+        if let Err(error) = std::fs::write(&path, text) {
+            eprintln!(
+                "combsiv-bench: cannot write {path}: {error}\ncheck that the directory exists and is writable"
+            );
+            return ExitCode::from(3);
         }
-        println!();
     }
     ExitCode::SUCCESS
 }

@@ -11,7 +11,10 @@ use core::marker::PhantomData;
 use alloc::vec::Vec;
 use zeroize::Zeroize;
 
-use super::{KeySize, check_message_lengths, check_tag, open_or_wipe, within};
+use super::{
+    Hashed, KeySize, apply_keystream_and_hash, check_message_lengths, check_tag, open_or_wipe,
+    within,
+};
 use crate::Error;
 use crate::aes::{BlockCipher, Counter32, KeyBytes};
 use crate::cpu::{Backend, Isa};
@@ -131,19 +134,16 @@ impl<K: KeySize> AesGcm<K> {
         self.open_in_place(nonce, aad, buf, tag)
     }
 
-    /// Algorithm 4 (GCM-AE): C = GCTR(inc32(J0), P), T = GCTR(J0, S).
+    /// Algorithm 4 (GCM-AE): C = GCTR(inc32(J0), P), T = GCTR(J0, S). Encryption and GHASH
+    /// over the ciphertext run as one pass where the backend fuses them.
     fn seal_in_place(&self, iv: &[u8], aad: &[u8], buf: &mut [u8]) -> Result<[u8; 16], Error> {
         check_lengths(iv.len(), aad.len(), buf.len())?;
         let j0 = self.pre_counter_block(iv);
-        self.aes.apply_keystream(
-            &Counter32::BigEndianLast.advance(&j0, 1),
-            Counter32::BigEndianLast,
-            buf,
-        );
-        Ok(self.compute_tag(&j0, aad, buf))
+        Ok(self.encrypt_or_decrypt(&j0, aad, buf, Hashed::Output))
     }
 
-    /// Algorithm 5 (GCM-AD): the tag is checked before anything is decrypted.
+    /// Algorithm 5 (GCM-AD), in one pass: GHASH reads the ciphertext while it is decrypted,
+    /// and on a tag mismatch `open_or_wipe` zeroes the decrypted buffer.
     fn open_in_place(
         &self,
         iv: &[u8],
@@ -154,14 +154,23 @@ impl<K: KeySize> AesGcm<K> {
         open_or_wipe(buf, |buf| {
             check_lengths(iv.len(), aad.len(), buf.len())?;
             let j0 = self.pre_counter_block(iv);
-            check_tag(&self.compute_tag(&j0, aad, buf), tag)?;
-            self.aes.apply_keystream(
-                &Counter32::BigEndianLast.advance(&j0, 1),
-                Counter32::BigEndianLast,
-                buf,
-            );
-            Ok(())
+            check_tag(&self.encrypt_or_decrypt(&j0, aad, buf, Hashed::Input), tag)
         })
+    }
+
+    /// GCTR from inc32(J0) over `buf`, and the tag of the ciphertext side (`hashed`).
+    fn encrypt_or_decrypt(
+        &self,
+        j0: &[u8; 16],
+        aad: &[u8],
+        buf: &mut [u8],
+        hashed: Hashed,
+    ) -> [u8; 16] {
+        let mut ghash = Ghash::new(&self.ghash_key);
+        ghash.update_padded(aad);
+        let counter = Counter32::BigEndianLast.advance(j0, 1);
+        apply_keystream_and_hash(&self.aes, &mut ghash, &counter, hashed, buf);
+        self.tag_from_ghash(ghash, j0, aad.len(), buf.len())
     }
 
     /// Algorithm 4 step 2: J0 = IV || 0^31 || 1 for a 96-bit IV, otherwise
@@ -183,14 +192,17 @@ impl<K: KeySize> AesGcm<K> {
     }
 
     /// Algorithm 4 steps 5-6: S = GHASH_H(A || 0^v || C || 0^u || [len(A)]_64 || [len(C)]_64),
-    /// T = MSB_t(GCTR_K(J0, S)) with t = 128.
-    fn compute_tag(&self, j0: &[u8; 16], aad: &[u8], ciphertext: &[u8]) -> [u8; 16] {
-        let mut ghash = Ghash::new(&self.ghash_key);
-        ghash.update_padded(aad);
-        ghash.update_padded(ciphertext);
+    /// T = MSB_t(GCTR_K(J0, S)) with t = 128; `ghash` has absorbed A and C already.
+    fn tag_from_ghash(
+        &self,
+        mut ghash: Ghash<'_>,
+        j0: &[u8; 16],
+        aad_len: usize,
+        ciphertext_len: usize,
+    ) -> [u8; 16] {
         let mut lengths = [0u8; 16];
-        lengths[..8].copy_from_slice(&(aad.len() as u64 * 8).to_be_bytes());
-        lengths[8..].copy_from_slice(&(ciphertext.len() as u64 * 8).to_be_bytes());
+        lengths[..8].copy_from_slice(&(aad_len as u64 * 8).to_be_bytes());
+        lengths[8..].copy_from_slice(&(ciphertext_len as u64 * 8).to_be_bytes());
         ghash.update_block(&lengths);
         let mut tag = ghash.finish();
         for (byte, mask) in tag.iter_mut().zip(self.aes.encrypt_block(j0)) {

@@ -16,7 +16,9 @@ use core::marker::PhantomData;
 use alloc::vec::Vec;
 use zeroize::Zeroize;
 
-use super::{KeySize, check_message_lengths, check_tag, open_or_wipe};
+use super::{
+    Hashed, KeySize, apply_keystream_and_hash, check_message_lengths, check_tag, open_or_wipe,
+};
 use crate::Error;
 use crate::aes::{BlockCipher, Counter32, KeyBytes};
 use crate::cpu::{Backend, Isa};
@@ -133,18 +135,37 @@ impl<K: KeySize> AesGcmSiv<K> {
         open_or_wipe(buf, |buf| {
             check_lengths(aad.len(), buf.len())?;
             // Section 5: decrypt with the counter taken from the received tag, then recompute
-            // the tag over the resulting plaintext and compare.
+            // the tag over the resulting plaintext and compare. Decryption and POLYVAL over
+            // the plaintext run as one pass where the backend fuses them.
             let keys = self.derive_record_keys(nonce);
-            keys.encryption.apply_keystream(
-                &initial_counter(tag),
-                Counter32::LittleEndianFirst,
+            let hash_key = self.polyval_key(&keys, aad.len(), buf.len());
+            let mut polyval = Polyval::new(&hash_key);
+            polyval.update_padded(aad);
+            let counter = initial_counter(tag);
+            apply_keystream_and_hash(
+                &keys.encryption,
+                &mut polyval,
+                &counter,
+                Hashed::Output,
                 buf,
             );
-            check_tag(&self.compute_tag(&keys, nonce, aad, buf), tag)
+            polyval.update_block(&length_block(aad.len(), buf.len()));
+            check_tag(&self.tag_from_polyval(&keys, polyval.finish(), nonce), tag)
         })
     }
 
     fn derive_record_keys(&self, nonce: &[u8; NONCE_LEN]) -> RecordKeys {
+        #[cfg(target_arch = "x86_64")]
+        if let BlockCipher::Aesni(key_generating_key, token) = &self.key_generating_key {
+            let aes256 = K::Key::default().as_ref().len() == 32;
+            let (authentication, encryption) =
+                super::x86::derive_record_keys(*token, key_generating_key, nonce, aes256);
+            let encryption = BlockCipher::Aesni(encryption, *token);
+            return RecordKeys {
+                authentication,
+                encryption,
+            };
+        }
         let (authentication, mut encryption_key) = self.derive_record_key_material(nonce);
         let encryption = BlockCipher::new(K::key_bytes(&encryption_key), self.isa);
         encryption_key.zeroize();
@@ -188,13 +209,21 @@ impl<K: KeySize> AesGcmSiv<K> {
         aad: &[u8],
         plaintext: &[u8],
     ) -> [u8; 16] {
-        let blocks = aad.len().div_ceil(16) + plaintext.len().div_ceil(16) + 1;
-        let hash_key = PolyvalKey::new(&keys.authentication, self.isa, blocks);
+        let hash_key = self.polyval_key(keys, aad.len(), plaintext.len());
         let mut polyval = Polyval::new(&hash_key);
         polyval.update_padded(aad);
         polyval.update_padded(plaintext);
         polyval.update_block(&length_block(aad.len(), plaintext.len()));
-        let mut s = polyval.finish();
+        self.tag_from_polyval(keys, polyval.finish(), nonce)
+    }
+
+    /// The POLYVAL key, with as many precomputed powers as the message can use.
+    fn polyval_key(&self, keys: &RecordKeys, aad_len: usize, plaintext_len: usize) -> PolyvalKey {
+        let blocks = aad_len.div_ceil(16) + plaintext_len.div_ceil(16) + 1;
+        PolyvalKey::new(&keys.authentication, self.isa, blocks)
+    }
+
+    fn tag_from_polyval(&self, keys: &RecordKeys, mut s: [u8; 16], nonce: &[u8; 12]) -> [u8; 16] {
         for (byte, nonce_byte) in s.iter_mut().zip(nonce) {
             *byte ^= nonce_byte;
         }

@@ -3,6 +3,8 @@
 
 pub(crate) mod gcm;
 pub(crate) mod gcm_siv;
+#[cfg(target_arch = "x86_64")]
+mod x86;
 
 #[cfg(feature = "alloc")]
 use alloc::vec::Vec;
@@ -11,7 +13,8 @@ use subtle::ConstantTimeEq;
 use zeroize::Zeroize;
 
 use crate::Error;
-use crate::aes::KeyBytes;
+use crate::aes::{BlockCipher, Counter32, KeyBytes};
+use crate::field::UniversalHash;
 
 /// The AES key sizes the AEADs come in: [`Aes128`] and [`Aes256`]. Sealed.
 pub trait KeySize: sealed::Sealed + Clone + Send + Sync + 'static {
@@ -90,6 +93,49 @@ pub(crate) fn check_message_lengths(
         return Err(Error::AadTooLong);
     }
     Ok(())
+}
+
+/// Which side of the keystream XOR a hash absorbs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Hashed {
+    /// The data before the XOR (GCM open hashes the ciphertext it decrypts).
+    Input,
+    /// The data after the XOR (GCM-SIV open hashes the plaintext, GCM seal the ciphertext).
+    Output,
+}
+
+/// Counter mode over `data` from `counter`, and `hash` over the `hashed` side of it (zero
+/// padded): GHASH with GCM's big-endian counter, or POLYVAL with GCM-SIV's little-endian one.
+/// One fused pass where the backend has a kernel for it, the two reference passes otherwise.
+pub(crate) fn apply_keystream_and_hash<const GHASH: bool>(
+    cipher: &BlockCipher,
+    hash: &mut UniversalHash<'_, GHASH>,
+    counter: &[u8; 16],
+    hashed: Hashed,
+    data: &mut [u8],
+) {
+    #[cfg(target_arch = "x86_64")]
+    if let (BlockCipher::Aesni(aes, token), (crate::field::PolyvalKey::Aesni(key, _), acc)) =
+        (cipher, hash.key_and_state())
+        && x86::ctr_and_hash::<GHASH>(*token, (aes, key), (acc, counter), hashed, data)
+    {
+        return;
+    }
+    let order = if GHASH {
+        Counter32::BigEndianLast
+    } else {
+        Counter32::LittleEndianFirst
+    };
+    match hashed {
+        Hashed::Input => {
+            hash.update_padded(data);
+            cipher.apply_keystream(counter, order, data);
+        }
+        Hashed::Output => {
+            cipher.apply_keystream(counter, order, data);
+            hash.update_padded(data);
+        }
+    }
 }
 
 /// The one failure path of every decryption: runs `open` on `buf` and, if it fails for any

@@ -6,7 +6,7 @@
 
 mod portable;
 #[cfg(target_arch = "x86_64")]
-mod x86;
+pub(crate) mod x86;
 
 use crate::cpu::Isa;
 

@@ -25,9 +25,11 @@ use crate::cpu::x86::{Aesni, load128, store128};
 const CTR_BLOCKS: usize = 8;
 
 /// Expanded encryption round keys: 11 used for AES-128, all 15 for AES-256.
+///
+/// Kept as registers' type so that wiping them on drop is 15 vector stores.
 #[derive(Clone)]
 pub(crate) struct RoundKeys {
-    keys: [[u8; 16]; 15],
+    keys: [__m128i; 15],
     rounds: usize,
 }
 
@@ -39,8 +41,15 @@ impl Drop for RoundKeys {
 
 impl RoundKeys {
     pub(crate) fn new(_: Aesni, key: KeyBytes<'_>) -> Self {
+        let (low, high) = match key {
+            KeyBytes::Aes128(key) => (load128(key), None),
+            KeyBytes::Aes256(key) => (
+                load128(&core::array::from_fn(|i| key[i])),
+                Some(load128(&core::array::from_fn(|i| key[16 + i]))),
+            ),
+        };
         // SAFETY: the token proves the CPU has the features `expand_key` enables.
-        unsafe { expand_key(key) }
+        unsafe { expand_key(low, high) }
     }
 
     pub(crate) fn encrypt_blocks(&self, _: Aesni, blocks: &mut [[u8; 16]]) {
@@ -62,28 +71,11 @@ impl RoundKeys {
             Counter32::BigEndianLast => unsafe { ctr32_xor::<true>(self, counter, data) },
         }
     }
-}
-
-/// The round keys of one key, loaded into registers once per call.
-#[derive(Clone, Copy)]
-struct Schedule {
-    keys: [__m128i; 15],
-    rounds: usize,
-}
-
-impl Schedule {
-    #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
-    fn load(round_keys: &RoundKeys) -> Schedule {
-        Schedule {
-            keys: round_keys.keys.map(|key| load128(&key)),
-            rounds: round_keys.rounds,
-        }
-    }
 
     /// Encrypts N independent blocks, interleaved round by round so that they pipeline.
     #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
     #[inline]
-    fn encrypt<const N: usize>(&self, blocks: &mut [__m128i; N]) {
+    pub(crate) fn encrypt<const N: usize>(&self, blocks: &mut [__m128i; N]) {
         let (first, middle, last) = (
             self.keys[0],
             &self.keys[1..self.rounds],
@@ -103,9 +95,15 @@ impl Schedule {
     }
 }
 
-/// FIPS 197 Section 5.2 with AESKEYGENASSIST doing SubWord(RotWord(w)) ^ Rcon.
+/// FIPS 197 Section 5.2. SubWord(RotWord(w)) ^ Rcon comes from AESENCLAST on a state whose
+/// four columns all hold RotWord(w): ShiftRows then moves nothing, SubBytes substitutes, and
+/// the "round key" adds Rcon. That has a latency of about 5 cycles where AESKEYGENASSIST has
+/// about 12 on Intel cores, and key expansion is on GCM-SIV's per-message critical path.
+///
+/// `high` is the second half of an AES-256 key, `None` for AES-128.
 #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
-fn expand_key(key: KeyBytes<'_>) -> RoundKeys {
+#[inline]
+pub(crate) fn expand_key(low: __m128i, high: Option<__m128i>) -> RoundKeys {
     // w[i] = w[i-Nk] ^ t for the four words of a round key becomes: every word XORs all the
     // words before it in the previous round key (a prefix XOR), then the broadcast t.
     #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
@@ -113,89 +111,62 @@ fn expand_key(key: KeyBytes<'_>) -> RoundKeys {
         let k = _mm_xor_si128(k, _mm_slli_si128::<4>(k));
         _mm_xor_si128(k, _mm_slli_si128::<8>(k))
     }
-    // AESKEYGENASSIST returns [SubWord(w1), RotWord(SubWord(w1)) ^ rcon, SubWord(w3),
-    // RotWord(SubWord(w3)) ^ rcon]; lane 3 (0xff) drives every Nk-th word, lane 2 (0xaa) the
-    // extra SubWord step of AES-256.
-    macro_rules! next_key {
-        ($prev:expr, $last:expr, $rcon:literal) => {
-            _mm_xor_si128(
-                prefix_xor($prev),
-                _mm_shuffle_epi32::<0xff>(_mm_aeskeygenassist_si128::<$rcon>($last)),
-            )
-        };
-    }
-    macro_rules! next_key_sub_only {
-        ($prev:expr, $last:expr) => {
-            _mm_xor_si128(
-                prefix_xor($prev),
-                _mm_shuffle_epi32::<0xaa>(_mm_aeskeygenassist_si128::<0>($last)),
-            )
-        };
-    }
+    // Byte indices 13, 14, 15, 12 in every column: RotWord(w3), broadcast.
+    let rot_word_3 = _mm_set_epi8(
+        12, 15, 14, 13, 12, 15, 14, 13, 12, 15, 14, 13, 12, 15, 14, 13,
+    );
+    let sub_rot = |w: __m128i, rcon: i32| {
+        _mm_aesenclast_si128(_mm_shuffle_epi8(w, rot_word_3), _mm_set1_epi32(rcon))
+    };
+    // AES-256's extra step: SubWord(w3) without rotation or Rcon.
+    let sub = |w: __m128i| _mm_aesenclast_si128(_mm_shuffle_epi32::<0xff>(w), _mm_setzero_si128());
+    const RCON: [i32; 10] = [0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x1b, 0x36];
 
     let mut keys = [_mm_setzero_si128(); 15];
-    let rounds = match key {
-        KeyBytes::Aes128(key) => {
-            keys[0] = load128(key);
-            keys[1] = next_key!(keys[0], keys[0], 0x01);
-            keys[2] = next_key!(keys[1], keys[1], 0x02);
-            keys[3] = next_key!(keys[2], keys[2], 0x04);
-            keys[4] = next_key!(keys[3], keys[3], 0x08);
-            keys[5] = next_key!(keys[4], keys[4], 0x10);
-            keys[6] = next_key!(keys[5], keys[5], 0x20);
-            keys[7] = next_key!(keys[6], keys[6], 0x40);
-            keys[8] = next_key!(keys[7], keys[7], 0x80);
-            keys[9] = next_key!(keys[8], keys[8], 0x1b);
-            keys[10] = next_key!(keys[9], keys[9], 0x36);
+    keys[0] = low;
+    let rounds = match high {
+        None => {
+            for (i, rcon) in RCON.into_iter().enumerate() {
+                keys[i + 1] = _mm_xor_si128(prefix_xor(keys[i]), sub_rot(keys[i], rcon));
+            }
             10
         }
-        KeyBytes::Aes256(key) => {
-            keys[0] = load128(&core::array::from_fn(|i| key[i]));
-            keys[1] = load128(&core::array::from_fn(|i| key[16 + i]));
-            keys[2] = next_key!(keys[0], keys[1], 0x01);
-            keys[3] = next_key_sub_only!(keys[1], keys[2]);
-            keys[4] = next_key!(keys[2], keys[3], 0x02);
-            keys[5] = next_key_sub_only!(keys[3], keys[4]);
-            keys[6] = next_key!(keys[4], keys[5], 0x04);
-            keys[7] = next_key_sub_only!(keys[5], keys[6]);
-            keys[8] = next_key!(keys[6], keys[7], 0x08);
-            keys[9] = next_key_sub_only!(keys[7], keys[8]);
-            keys[10] = next_key!(keys[8], keys[9], 0x10);
-            keys[11] = next_key_sub_only!(keys[9], keys[10]);
-            keys[12] = next_key!(keys[10], keys[11], 0x20);
-            keys[13] = next_key_sub_only!(keys[11], keys[12]);
-            keys[14] = next_key!(keys[12], keys[13], 0x40);
+        Some(high) => {
+            keys[1] = high;
+            for (i, rcon) in RCON.into_iter().take(7).enumerate() {
+                let (even, odd) = (2 * i + 2, 2 * i + 3);
+                keys[even] =
+                    _mm_xor_si128(prefix_xor(keys[even - 2]), sub_rot(keys[even - 1], rcon));
+                if odd < 15 {
+                    keys[odd] = _mm_xor_si128(prefix_xor(keys[odd - 2]), sub(keys[even]));
+                }
+            }
             14
         }
     };
-    let mut expanded = RoundKeys {
-        keys: [[0; 16]; 15],
-        rounds,
-    };
-    for (out, key) in expanded.keys.iter_mut().zip(keys) {
-        *out = store128(key);
-    }
-    expanded
+    RoundKeys { keys, rounds }
 }
 
 #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
 fn encrypt_ecb(round_keys: &RoundKeys, blocks: &mut [[u8; 16]]) {
-    let schedule = Schedule::load(round_keys);
-    let mut chunks = blocks.chunks_exact_mut(4);
-    for chunk in &mut chunks {
-        let mut state = [_mm_setzero_si128(); 4];
+    // Up to eight blocks at a time; a short batch (GCM-SIV's 4 or 6 derivation blocks) is
+    // padded to four or eight, which costs no latency and little throughput.
+    for chunk in blocks.chunks_mut(CTR_BLOCKS) {
+        let mut state = [_mm_setzero_si128(); CTR_BLOCKS];
         for (value, block) in state.iter_mut().zip(chunk.iter()) {
             *value = load128(block);
         }
-        schedule.encrypt(&mut state);
+        if chunk.len() <= 4 {
+            let mut half = [state[0], state[1], state[2], state[3]];
+            round_keys.encrypt(&mut half);
+            state[..4].copy_from_slice(&half);
+        } else {
+            round_keys.encrypt(&mut state);
+        }
         for (block, value) in chunk.iter_mut().zip(state) {
             *block = store128(value);
         }
-    }
-    for block in chunks.into_remainder() {
-        let mut state = [load128(block)];
-        schedule.encrypt(&mut state);
-        *block = store128(state[0]);
+        state.zeroize();
     }
 }
 
@@ -206,45 +177,106 @@ fn encrypt_ecb(round_keys: &RoundKeys, blocks: &mut [[u8; 16]]) {
 /// increments it and wraps modulo 2^32 without carrying into the other lanes.
 #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
 fn ctr32_xor<const BIG_ENDIAN: bool>(round_keys: &RoundKeys, counter: &[u8; 16], data: &mut [u8]) {
-    let schedule = Schedule::load(round_keys);
-    let swap_last_word = _mm_set_epi8(12, 13, 14, 15, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
-    let to_native = |block: __m128i| {
-        if BIG_ENDIAN {
-            _mm_shuffle_epi8(block, swap_last_word)
-        } else {
-            block
-        }
-    };
-    let one = if BIG_ENDIAN {
-        _mm_set_epi32(1, 0, 0, 0)
-    } else {
-        _mm_set_epi32(0, 0, 0, 1)
-    };
-    // The shuffle is its own inverse, so `to_native` also turns a native counter back.
-    let mut next = to_native(load128(counter));
-    let mut keystream_blocks = || {
-        let mut blocks = [_mm_setzero_si128(); CTR_BLOCKS];
-        for block in &mut blocks {
-            *block = to_native(next);
-            next = _mm_add_epi32(next, one);
-        }
-        schedule.encrypt(&mut blocks);
-        blocks
-    };
-
+    let mut counter = Counter::<BIG_ENDIAN>::new(counter);
     let mut chunks = data.chunks_exact_mut(16 * CTR_BLOCKS);
     for chunk in &mut chunks {
-        let keystream = keystream_blocks();
+        let mut keystream = counter.next_blocks::<CTR_BLOCKS>();
+        round_keys.encrypt(&mut keystream);
         for (block, key) in chunk.as_chunks_mut::<16>().0.iter_mut().zip(keystream) {
             *block = store128(_mm_xor_si128(load128(block), key));
         }
     }
-    let tail = chunks.into_remainder();
-    if !tail.is_empty() {
-        let mut keystream = keystream_blocks().map(store128);
-        for (byte, key) in tail.iter_mut().zip(keystream.as_flattened()) {
-            *byte ^= key;
+    xor_tail(round_keys, &mut counter, chunks.into_remainder());
+}
+
+/// The last partial stride: as few keystream blocks as cover it, then byte-wise XOR.
+#[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
+pub(crate) fn xor_tail<const BIG_ENDIAN: bool>(
+    round_keys: &RoundKeys,
+    counter: &mut Counter<BIG_ENDIAN>,
+    tail: &mut [u8],
+) {
+    let mut keystream = [_mm_setzero_si128(); CTR_BLOCKS];
+    match tail.len().div_ceil(16) {
+        0 => return,
+        1 => {
+            let mut blocks = counter.next_blocks::<1>();
+            round_keys.encrypt(&mut blocks);
+            keystream[0] = blocks[0];
         }
-        keystream.zeroize();
+        2 => {
+            let mut blocks = counter.next_blocks::<2>();
+            round_keys.encrypt(&mut blocks);
+            keystream[..2].copy_from_slice(&blocks);
+        }
+        3 | 4 => {
+            let mut blocks = counter.next_blocks::<4>();
+            round_keys.encrypt(&mut blocks);
+            keystream[..4].copy_from_slice(&blocks);
+        }
+        _ => {
+            keystream = counter.next_blocks::<CTR_BLOCKS>();
+            round_keys.encrypt(&mut keystream);
+        }
+    }
+    // XOR in registers over a zero-padded copy; afterwards only the padding holds keystream
+    // bytes, so only the padding needs wiping.
+    let mut padded = [0u8; 16 * CTR_BLOCKS];
+    padded[..tail.len()].copy_from_slice(tail);
+    let used = tail.len().div_ceil(16);
+    for (block, key) in padded
+        .as_chunks_mut::<16>()
+        .0
+        .iter_mut()
+        .zip(keystream)
+        .take(used)
+    {
+        *block = store128(_mm_xor_si128(load128(block), key));
+    }
+    tail.copy_from_slice(&padded[..tail.len()]);
+    padded[tail.len()..16 * used].zeroize();
+    keystream.zeroize();
+}
+
+/// A 32-bit counter in a register, as [`ctr32_xor`] describes.
+pub(crate) struct Counter<const BIG_ENDIAN: bool> {
+    native: __m128i,
+}
+
+impl<const BIG_ENDIAN: bool> Counter<BIG_ENDIAN> {
+    #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
+    pub(crate) fn new(block: &[u8; 16]) -> Self {
+        Counter {
+            native: Self::swap(load128(block)),
+        }
+    }
+
+    /// Swaps bytes 12..16 for GCM (its own inverse); nothing for GCM-SIV.
+    #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
+    #[inline]
+    fn swap(block: __m128i) -> __m128i {
+        if BIG_ENDIAN {
+            let swap_last_word = _mm_set_epi8(12, 13, 14, 15, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+            _mm_shuffle_epi8(block, swap_last_word)
+        } else {
+            block
+        }
+    }
+
+    /// The next N counter blocks, ready to encrypt.
+    #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
+    #[inline]
+    pub(crate) fn next_blocks<const N: usize>(&mut self) -> [__m128i; N] {
+        let one = if BIG_ENDIAN {
+            _mm_set_epi32(1, 0, 0, 0)
+        } else {
+            _mm_set_epi32(0, 0, 0, 1)
+        };
+        let mut blocks = [_mm_setzero_si128(); N];
+        for block in &mut blocks {
+            *block = Self::swap(self.native);
+            self.native = _mm_add_epi32(self.native, one);
+        }
+        blocks
     }
 }

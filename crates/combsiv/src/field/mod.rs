@@ -66,7 +66,7 @@
 
 mod portable;
 #[cfg(target_arch = "x86_64")]
-mod x86;
+pub(crate) mod x86;
 
 use zeroize::Zeroize;
 
@@ -142,6 +142,11 @@ impl<'k, const GHASH: bool> UniversalHash<'k, GHASH> {
             self.key.absorb::<GHASH>(&mut self.acc, &[last]);
             last.zeroize();
         }
+    }
+
+    /// The key and the running state, for a fused kernel that hashes while it encrypts.
+    pub(crate) fn key_and_state(&mut self) -> (&'k PolyvalKey, &mut [u8; 16]) {
+        (self.key, &mut self.acc)
     }
 
     pub(crate) fn update_block(&mut self, block: &[u8; 16]) {

@@ -22,12 +22,12 @@ use zeroize::Zeroize;
 use crate::cpu::x86::{Aesni, load128, store128};
 
 /// Blocks aggregated per reduction (see the module comment).
-const MAX_POWERS: usize = 8;
+pub(crate) const MAX_POWERS: usize = 8;
 
 #[derive(Clone)]
 pub(crate) struct Key {
     /// `powers[i] = H^(i+1)` in the dot product; only the first `count` are set.
-    powers: [[u8; 16]; MAX_POWERS],
+    powers: [__m128i; MAX_POWERS],
     count: usize,
 }
 
@@ -41,7 +41,7 @@ impl Key {
     pub(crate) fn new(_: Aesni, h: &[u8; 16], blocks: usize) -> Self {
         let count = blocks.clamp(1, MAX_POWERS);
         // SAFETY: the token proves the CPU has the features `powers_of` enables.
-        unsafe { powers_of(h, count) }
+        unsafe { powers_of(load128(h), count) }
     }
 
     pub(crate) fn absorb<const REVERSED: bool>(
@@ -53,24 +53,28 @@ impl Key {
         // SAFETY: the token proves the CPU has the features `absorb_blocks` enables.
         unsafe { absorb_blocks::<REVERSED>(self, acc, blocks) }
     }
+
+    /// The full table of eight powers, if this key has it (fused kernels need it).
+    pub(crate) fn eight_powers(&self) -> Option<&[__m128i; MAX_POWERS]> {
+        (self.count == MAX_POWERS).then_some(&self.powers)
+    }
 }
 
 #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
-fn powers_of(h: &[u8; 16], count: usize) -> Key {
+fn powers_of(h: __m128i, count: usize) -> Key {
     let mut key = Key {
-        powers: [[0; 16]; MAX_POWERS],
+        powers: [_mm_setzero_si128(); MAX_POWERS],
         count,
     };
-    let h = load128(h);
     let mut power = h;
     for slot in &mut key.powers[..count] {
-        *slot = store128(power);
+        *slot = power;
         power = dot(power, h);
     }
     key
 }
 
-/// The unreduced 256-bit product `a * b` as (low 128 bits, high 128 bits), schoolbook.
+/// The unreduced 256-bit product `a * b` as (low, middle, high) partial products, schoolbook.
 #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
 #[inline]
 fn mul_unreduced(a: __m128i, b: __m128i) -> [__m128i; 3] {
@@ -106,28 +110,46 @@ fn dot(a: __m128i, b: __m128i) -> __m128i {
     reduce(mul_unreduced(a, b))
 }
 
+/// Bytes 15..0: reverses a block, turning a GHASH block into a POLYVAL one.
+#[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
+#[inline]
+pub(crate) fn byte_reverse(block: __m128i) -> __m128i {
+    let reverse = _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    _mm_shuffle_epi8(block, reverse)
+}
+
+/// S' = (S + X_1)·H^n + X_2·H^(n-1) + ... + X_n·H^1 for n = `blocks.len()` <= 8, reduced once.
+#[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
+#[inline]
+pub(crate) fn aggregate(s: __m128i, blocks: &[__m128i], powers: &[__m128i; MAX_POWERS]) -> __m128i {
+    let mut sum = [_mm_setzero_si128(); 3];
+    for (i, &block) in blocks.iter().enumerate() {
+        let x = if i == 0 {
+            _mm_xor_si128(block, s)
+        } else {
+            block
+        };
+        let product = mul_unreduced(x, powers[blocks.len() - 1 - i]);
+        for (total, part) in sum.iter_mut().zip(product) {
+            *total = _mm_xor_si128(*total, part);
+        }
+    }
+    reduce(sum)
+}
+
 #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
 fn absorb_blocks<const REVERSED: bool>(key: &Key, acc: &mut [u8; 16], blocks: &[[u8; 16]]) {
-    let powers = key.powers.map(|power| load128(&power));
-    let reverse_bytes = _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     let mut s = load128(acc);
     for group in blocks.chunks(key.count) {
-        // S' = (S + X_1)·H^n + X_2·H^(n-1) + ... + X_n·H^1, reduced once.
-        let mut sum = [_mm_setzero_si128(); 3];
-        for (i, block) in group.iter().enumerate() {
-            let mut x = load128(block);
-            if REVERSED {
-                x = _mm_shuffle_epi8(x, reverse_bytes);
-            }
-            if i == 0 {
-                x = _mm_xor_si128(x, s);
-            }
-            let product = mul_unreduced(x, powers[group.len() - 1 - i]);
-            for (total, part) in sum.iter_mut().zip(product) {
-                *total = _mm_xor_si128(*total, part);
-            }
+        let mut loaded = [_mm_setzero_si128(); MAX_POWERS];
+        for (value, block) in loaded.iter_mut().zip(group) {
+            *value = if REVERSED {
+                byte_reverse(load128(block))
+            } else {
+                load128(block)
+            };
         }
-        s = reduce(sum);
+        s = aggregate(s, &loaded[..group.len()], &key.powers);
     }
     *acc = store128(s);
 }
