@@ -76,6 +76,28 @@ fn boundaries_and_random<S: Subject, Peer: Aead + KeyInit + AeadCore<NonceSize =
     }
 }
 
+/// Every length through two full strides of the fused kernels (8 blocks = 128 bytes) and
+/// beyond, and random long messages across many strides.
+fn every_stride_boundary<S: Subject, Peer: Aead + KeyInit + AeadCore<NonceSize = U12>>(seed: u64) {
+    let mut rng = Rng::new(seed);
+    for len in 0..=600 {
+        let aad_len = aad_len_for(&mut rng);
+        agree::<S, Peer>(&mut rng, len, aad_len);
+    }
+    for _ in 0..24 {
+        let (len, aad_len) = (rng.below(70_001), aad_len_for(&mut rng));
+        agree::<S, Peer>(&mut rng, len, aad_len);
+    }
+}
+
+#[test]
+fn every_stride_boundary_matches_rustcrypto() {
+    every_stride_boundary::<Aes128GcmSiv, aes_gcm_siv::Aes128GcmSiv>(21);
+    every_stride_boundary::<Aes256GcmSiv, aes_gcm_siv::Aes256GcmSiv>(22);
+    every_stride_boundary::<Aes128Gcm, aes_gcm::Aes128Gcm>(23);
+    every_stride_boundary::<Aes256Gcm, aes_gcm::Aes256Gcm>(24);
+}
+
 #[test]
 fn aes128_gcm_siv_matches_rustcrypto() {
     boundaries_and_random::<Aes128GcmSiv, aes_gcm_siv::Aes128GcmSiv>(1);
