@@ -93,6 +93,12 @@ impl RoundKeys {
             *block = _mm_aesenclast_si128(*block, last);
         }
     }
+
+    /// The round keys and the number of rounds (10 or 14), for fused kernels that schedule
+    /// AES rounds themselves.
+    pub(crate) fn schedule(&self) -> (&[__m128i; 15], usize) {
+        (&self.keys, self.rounds)
+    }
 }
 
 /// FIPS 197 Section 5.2. SubWord(RotWord(w)) ^ Rcon comes from AESENCLAST on a state whose

@@ -77,7 +77,7 @@ fn powers_of(h: __m128i, count: usize) -> Key {
 /// The unreduced 256-bit product `a * b` as (low, middle, high) partial products, schoolbook.
 #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
 #[inline]
-fn mul_unreduced(a: __m128i, b: __m128i) -> [__m128i; 3] {
+pub(crate) fn mul_unreduced(a: __m128i, b: __m128i) -> [__m128i; 3] {
     let low = _mm_clmulepi64_si128::<0x00>(a, b);
     let high = _mm_clmulepi64_si128::<0x11>(a, b);
     let middle = _mm_xor_si128(
@@ -90,7 +90,7 @@ fn mul_unreduced(a: __m128i, b: __m128i) -> [__m128i; 3] {
 /// Montgomery reduction of `high:low` (with the middle product folded in) by `x^128`.
 #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
 #[inline]
-fn reduce([low, middle, high]: [__m128i; 3]) -> __m128i {
+pub(crate) fn reduce([low, middle, high]: [__m128i; 3]) -> __m128i {
     let low = _mm_xor_si128(low, _mm_slli_si128::<8>(middle));
     let high = _mm_xor_si128(high, _mm_srli_si128::<8>(middle));
     // The high 64 bits hold c = x^63 + x^62 + x^57; selector 0x10 multiplies low64(a) by it.
@@ -113,22 +113,30 @@ fn dot(a: __m128i, b: __m128i) -> __m128i {
 /// Bytes 15..0: reverses a block, turning a GHASH block into a POLYVAL one.
 #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
 #[inline]
-pub(crate) fn byte_reverse(block: __m128i) -> __m128i {
+fn byte_reverse(block: __m128i) -> __m128i {
     let reverse = _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     _mm_shuffle_epi8(block, reverse)
 }
 
-/// S' = (S + X_1)·H^n + X_2·H^(n-1) + ... + X_n·H^1 for n = `blocks.len()` <= 8, reduced once.
+/// S' = (S + X_1)·H^n + X_2·H^(n-1) + ... + X_n·H^1 for the n = `blocks.len()` <= 8 blocks,
+/// reduced once. Blocks are loaded as they are multiplied (byte-reversed first for GHASH), so
+/// that a caller with eight keystream blocks in registers does not run out of registers.
 #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
 #[inline]
-pub(crate) fn aggregate(s: __m128i, blocks: &[__m128i], powers: &[__m128i; MAX_POWERS]) -> __m128i {
+pub(crate) fn aggregate<const REVERSED: bool>(
+    s: __m128i,
+    blocks: &[[u8; 16]],
+    powers: &[__m128i; MAX_POWERS],
+) -> __m128i {
     let mut sum = [_mm_setzero_si128(); 3];
-    for (i, &block) in blocks.iter().enumerate() {
-        let x = if i == 0 {
-            _mm_xor_si128(block, s)
-        } else {
-            block
-        };
+    for (i, block) in blocks.iter().enumerate() {
+        let mut x = load128(block);
+        if REVERSED {
+            x = byte_reverse(x);
+        }
+        if i == 0 {
+            x = _mm_xor_si128(x, s);
+        }
         let product = mul_unreduced(x, powers[blocks.len() - 1 - i]);
         for (total, part) in sum.iter_mut().zip(product) {
             *total = _mm_xor_si128(*total, part);
@@ -137,19 +145,58 @@ pub(crate) fn aggregate(s: __m128i, blocks: &[__m128i], powers: &[__m128i; MAX_P
     reduce(sum)
 }
 
+/// [`aggregate`] for exactly eight blocks: the unrolled, bounds-check-free hot loop.
+#[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
+#[inline]
+pub(crate) fn aggregate8<const REVERSED: bool>(
+    s: __m128i,
+    blocks: &[[u8; 16]; MAX_POWERS],
+    powers: &[__m128i; MAX_POWERS],
+) -> __m128i {
+    let mut sum = [_mm_setzero_si128(); 3];
+    for i in 0..MAX_POWERS {
+        accumulate_block::<REVERSED>(&mut sum, s, blocks, i, powers);
+    }
+    reduce(sum)
+}
+
+/// One step of [`aggregate8`]: adds block `i` (with `s` added to block 0) times H^(8-i) to
+/// the unreduced `sum`. Fused kernels call it between AES rounds.
+#[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
+#[inline]
+pub(crate) fn accumulate_block<const REVERSED: bool>(
+    sum: &mut [__m128i; 3],
+    s: __m128i,
+    blocks: &[[u8; 16]; MAX_POWERS],
+    i: usize,
+    powers: &[__m128i; MAX_POWERS],
+) {
+    let mut x = load128(&blocks[i]);
+    if REVERSED {
+        x = byte_reverse(x);
+    }
+    if i == 0 {
+        x = _mm_xor_si128(x, s);
+    }
+    let product = mul_unreduced(x, powers[MAX_POWERS - 1 - i]);
+    for (total, part) in sum.iter_mut().zip(product) {
+        *total = _mm_xor_si128(*total, part);
+    }
+}
+
 #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
 fn absorb_blocks<const REVERSED: bool>(key: &Key, acc: &mut [u8; 16], blocks: &[[u8; 16]]) {
     let mut s = load128(acc);
-    for group in blocks.chunks(key.count) {
-        let mut loaded = [_mm_setzero_si128(); MAX_POWERS];
-        for (value, block) in loaded.iter_mut().zip(group) {
-            *value = if REVERSED {
-                byte_reverse(load128(block))
-            } else {
-                load128(block)
-            };
+    let mut rest = blocks;
+    if key.count == MAX_POWERS {
+        let (groups, remainder) = blocks.as_chunks::<MAX_POWERS>();
+        for group in groups {
+            s = aggregate8::<REVERSED>(s, group, &key.powers);
         }
-        s = aggregate(s, &loaded[..group.len()], &key.powers);
+        rest = remainder;
+    }
+    for group in rest.chunks(key.count) {
+        s = aggregate::<REVERSED>(s, group, &key.powers);
     }
     *acc = store128(s);
 }
