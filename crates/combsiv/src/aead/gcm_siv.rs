@@ -117,6 +117,18 @@ impl<K: KeySize> AesGcmSiv<K> {
         buf: &mut [u8],
     ) -> Result<[u8; 16], Error> {
         check_lengths(aad.len(), buf.len())?;
+        #[cfg(target_arch = "x86_64")]
+        if let BlockCipher::Aesni(key_generating_key, token) = &self.key_generating_key {
+            let aes256 = K::KEY_LEN == 32;
+            return Ok(super::x86::gcm_siv_seal(
+                *token,
+                key_generating_key,
+                nonce,
+                aad,
+                buf,
+                aes256,
+            ));
+        }
         let keys = self.derive_record_keys(nonce);
         let tag = self.compute_tag(&keys, nonce, aad, buf);
         keys.encryption
@@ -134,6 +146,18 @@ impl<K: KeySize> AesGcmSiv<K> {
     ) -> Result<(), Error> {
         open_or_wipe(buf, |buf| {
             check_lengths(aad.len(), buf.len())?;
+            #[cfg(target_arch = "x86_64")]
+            if let BlockCipher::Aesni(key_generating_key, token) = &self.key_generating_key {
+                let expected = super::x86::gcm_siv_open(
+                    *token,
+                    key_generating_key,
+                    nonce,
+                    aad,
+                    buf,
+                    (tag, K::KEY_LEN == 32),
+                );
+                return check_tag(&expected, tag);
+            }
             // Section 5: decrypt with the counter taken from the received tag, then recompute
             // the tag over the resulting plaintext and compare. Decryption and POLYVAL over
             // the plaintext run as one pass where the backend fuses them.
@@ -157,7 +181,7 @@ impl<K: KeySize> AesGcmSiv<K> {
     fn derive_record_keys(&self, nonce: &[u8; NONCE_LEN]) -> RecordKeys {
         #[cfg(target_arch = "x86_64")]
         if let BlockCipher::Aesni(key_generating_key, token) = &self.key_generating_key {
-            let aes256 = K::Key::default().as_ref().len() == 32;
+            let aes256 = K::KEY_LEN == 32;
             let (authentication, encryption) =
                 super::x86::derive_record_keys(*token, key_generating_key, nonce, aes256);
             let encryption = BlockCipher::Aesni(encryption, *token);

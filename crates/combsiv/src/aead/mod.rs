@@ -24,6 +24,8 @@ pub trait KeySize: sealed::Sealed + Clone + Send + Sync + 'static {
     type KeyLength: aead::array::ArraySize;
     /// "AES-128" or "AES-256".
     const NAME: &'static str;
+    /// The key length in bytes: 16 or 32.
+    const KEY_LEN: usize;
     #[doc(hidden)]
     fn key_bytes(key: &Self::Key) -> KeyBytes<'_>;
     #[doc(hidden)]
@@ -48,6 +50,7 @@ impl KeySize for Aes128 {
     type Key = [u8; 16];
     type KeyLength = aead::consts::U16;
     const NAME: &'static str = "AES-128";
+    const KEY_LEN: usize = 16;
     fn key_bytes(key: &[u8; 16]) -> KeyBytes<'_> {
         KeyBytes::Aes128(key)
     }
@@ -60,6 +63,7 @@ impl KeySize for Aes256 {
     type Key = [u8; 32];
     type KeyLength = aead::consts::U32;
     const NAME: &'static str = "AES-256";
+    const KEY_LEN: usize = 32;
     fn key_bytes(key: &[u8; 32]) -> KeyBytes<'_> {
         KeyBytes::Aes256(key)
     }

@@ -24,12 +24,20 @@
 
 use core::arch::x86_64::*;
 
+use zeroize::Zeroize;
+
 use super::Hashed;
 use crate::aes::x86::{Counter, RoundKeys, expand_key, xor_tail};
 use crate::cpu::x86::{Aesni, load128, store128};
 use crate::field::x86::{
-    Key as PolyvalKey, MAX_POWERS, accumulate_block, aggregate, aggregate8, reduce,
+    Key as PolyvalKey, MAX_POWERS, absorb_padded, accumulate_block, aggregate, aggregate8,
+    powers_of, reduce,
 };
+
+/// How many strides behind the CTR the hash of the output runs. The output of stride i is
+/// ready only when its last AES round is; hashing it in iteration i + 1 would leave its
+/// multiplies waiting in the scheduler behind that latency, two strides later it is ready.
+const HASH_LAG: usize = 2;
 
 /// Blocks per iteration: the CTR batch of `aes/x86.rs` and the POLYVAL table of
 /// `field/x86.rs` are both eight blocks.
@@ -44,15 +52,20 @@ pub(crate) fn derive_record_keys(
     aes256: bool,
 ) -> ([u8; 16], RoundKeys) {
     // SAFETY: the token proves the CPU has the features `derive_record_keys_kernel` enables.
-    unsafe { derive_record_keys_kernel(key_generating_key, nonce, aes256) }
+    let (mut authentication, encryption) =
+        unsafe { derive_record_keys_kernel(key_generating_key, nonce, aes256) };
+    let bytes = store128(authentication);
+    authentication.zeroize();
+    (bytes, encryption)
 }
 
 #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
+#[inline]
 fn derive_record_keys_kernel(
     key_generating_key: &RoundKeys,
     nonce: &[u8; 12],
     aes256: bool,
-) -> ([u8; 16], RoundKeys) {
+) -> (__m128i, RoundKeys) {
     let mut nonce_block = [0u8; 16];
     nonce_block[4..].copy_from_slice(nonce);
     let base = load128(&nonce_block);
@@ -63,21 +76,135 @@ fn derive_record_keys_kernel(
     if aes256 {
         let mut blocks = [block(0), block(1), block(2), block(3), block(4), block(5)];
         key_generating_key.encrypt(&mut blocks);
-        let authentication = store128(halves(blocks[0], blocks[1]));
+        let authentication = halves(blocks[0], blocks[1]);
         let encryption = expand_key(
             halves(blocks[2], blocks[3]),
             Some(halves(blocks[4], blocks[5])),
         );
+        blocks.zeroize();
         (authentication, encryption)
     } else {
         let mut blocks = [block(0), block(1), block(2), block(3)];
         key_generating_key.encrypt(&mut blocks);
-        let authentication = store128(halves(blocks[0], blocks[1]));
-        (
-            authentication,
-            expand_key(halves(blocks[2], blocks[3]), None),
-        )
+        let authentication = halves(blocks[0], blocks[1]);
+        let encryption = expand_key(halves(blocks[2], blocks[3]), None);
+        blocks.zeroize();
+        (authentication, encryption)
     }
+}
+
+/// RFC 8452 Section 4, a whole seal in one function: key derivation, the POLYVAL table,
+/// POLYVAL over AAD, plaintext and length block, the tag, and CTR, with no intermediate
+/// state leaving registers or the stack frame. Per-message overhead is what dominates short
+/// messages, so this path exists for them; long ones spend their time in the same CTR and
+/// POLYVAL loops as the generic path.
+pub(crate) fn gcm_siv_seal(
+    _: Aesni,
+    key_generating_key: &RoundKeys,
+    nonce: &[u8; 12],
+    aad: &[u8],
+    buf: &mut [u8],
+    aes256: bool,
+) -> [u8; 16] {
+    // SAFETY: the token proves the CPU has the features `gcm_siv_seal_kernel` enables.
+    unsafe { gcm_siv_seal_kernel(key_generating_key, nonce, aad, buf, aes256) }
+}
+
+#[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
+fn gcm_siv_seal_kernel(
+    key_generating_key: &RoundKeys,
+    nonce: &[u8; 12],
+    aad: &[u8],
+    buf: &mut [u8],
+    aes256: bool,
+) -> [u8; 16] {
+    let (mut authentication, encryption) =
+        derive_record_keys_kernel(key_generating_key, nonce, aes256);
+    let blocks = aad.len().div_ceil(16) + buf.len().div_ceil(16) + 1;
+    let hash_key = powers_of(authentication, blocks);
+    authentication.zeroize();
+    let mut s = absorb_padded(&hash_key, _mm_setzero_si128(), aad);
+    s = absorb_padded(&hash_key, s, buf);
+    s = absorb_padded(&hash_key, s, &length_block(aad.len(), buf.len()));
+    let tag = tag_of(&encryption, s, nonce);
+    // The counter block is the tag with the top bit of byte 15 set.
+    let counter = store128(_mm_or_si128(load128(&tag), top_bit()));
+    encryption.apply_keystream_registers(&counter, buf);
+    tag
+}
+
+/// Bit 7 of byte 15, the bit the tag clears and the counter block sets.
+#[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
+#[inline]
+fn top_bit() -> __m128i {
+    _mm_set_epi8(-128, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+}
+
+/// Section 4: the length block, bit lengths of AAD and plaintext, little-endian.
+fn length_block(aad_len: usize, plaintext_len: usize) -> [u8; 16] {
+    let mut block = [0u8; 16];
+    block[..8].copy_from_slice(&(aad_len as u64 * 8).to_le_bytes());
+    block[8..].copy_from_slice(&(plaintext_len as u64 * 8).to_le_bytes());
+    block
+}
+
+/// Section 4: tag = AES(record encryption key, (S xor nonce) with the top bit cleared).
+#[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
+#[inline]
+fn tag_of(encryption: &RoundKeys, mut s: __m128i, nonce: &[u8; 12]) -> [u8; 16] {
+    let mut nonce_block = [0u8; 16];
+    nonce_block[..12].copy_from_slice(nonce);
+    let mut tag = [_mm_andnot_si128(
+        top_bit(),
+        _mm_xor_si128(s, load128(&nonce_block)),
+    )];
+    s.zeroize();
+    encryption.encrypt(&mut tag);
+    store128(tag[0])
+}
+
+/// RFC 8452 Section 5, a whole open in one function: key derivation, CTR from the received
+/// tag fused with POLYVAL over the plaintext, and the tag the message should have. The caller
+/// compares it in constant time and wipes `buf` on a mismatch.
+pub(crate) fn gcm_siv_open(
+    _: Aesni,
+    key_generating_key: &RoundKeys,
+    nonce: &[u8; 12],
+    aad: &[u8],
+    buf: &mut [u8],
+    (received_tag, aes256): (&[u8; 16], bool),
+) -> [u8; 16] {
+    // SAFETY: the token proves the CPU has the features `gcm_siv_open_kernel` enables.
+    unsafe { gcm_siv_open_kernel(key_generating_key, nonce, aad, buf, (received_tag, aes256)) }
+}
+
+#[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
+fn gcm_siv_open_kernel(
+    key_generating_key: &RoundKeys,
+    nonce: &[u8; 12],
+    aad: &[u8],
+    buf: &mut [u8],
+    (received_tag, aes256): (&[u8; 16], bool),
+) -> [u8; 16] {
+    let (mut authentication, encryption) =
+        derive_record_keys_kernel(key_generating_key, nonce, aes256);
+    let blocks = aad.len().div_ceil(16) + buf.len().div_ceil(16) + 1;
+    let hash_key = powers_of(authentication, blocks);
+    authentication.zeroize();
+    let counter = store128(_mm_or_si128(load128(received_tag), top_bit()));
+    let mut acc = store128(absorb_padded(&hash_key, _mm_setzero_si128(), aad));
+    let hashed = (&encryption, &hash_key);
+    if !ctr_and_hash_kernel_any::<false>(hashed, (&mut acc, &counter), Hashed::Output, buf) {
+        encryption.apply_keystream_registers(&counter, buf);
+        acc = store128(absorb_padded(&hash_key, load128(&acc), buf));
+    }
+    let s = absorb_padded(
+        &hash_key,
+        load128(&acc),
+        &length_block(aad.len(), buf.len()),
+    );
+    acc.zeroize();
+    tag_of(&encryption, s, nonce)
 }
 
 /// XORs `data` with the keystream from `counter` and absorbs the `hashed` side of it,
@@ -86,6 +213,18 @@ fn derive_record_keys_kernel(
 /// table of powers (only short inputs build less; the generic path serves them).
 pub(crate) fn ctr_and_hash<const GHASH: bool>(
     _: Aesni,
+    (aes, hash): (&RoundKeys, &PolyvalKey),
+    (acc, counter): (&mut [u8; 16], &[u8; 16]),
+    hashed: Hashed,
+    data: &mut [u8],
+) -> bool {
+    // SAFETY: the token proves the CPU has the features `ctr_and_hash_kernel_any` enables.
+    unsafe { ctr_and_hash_kernel_any::<GHASH>((aes, hash), (acc, counter), hashed, data) }
+}
+
+/// [`ctr_and_hash`] for callers that already run with its features.
+#[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
+fn ctr_and_hash_kernel_any<const GHASH: bool>(
     (aes, hash): (&RoundKeys, &PolyvalKey),
     (acc, counter): (&mut [u8; 16], &[u8; 16]),
     hashed: Hashed,
@@ -105,14 +244,11 @@ pub(crate) fn ctr_and_hash<const GHASH: bool>(
             }
         };
     }
-    // SAFETY: the token proves the CPU has the features every instantiation enables.
-    unsafe {
-        match (GHASH, hashed) {
-            (false, Hashed::Output) => kernel!(false, false, true),
-            (false, Hashed::Input) => kernel!(false, false, false),
-            (true, Hashed::Output) => kernel!(true, true, true),
-            (true, Hashed::Input) => kernel!(true, true, false),
-        }
+    match (GHASH, hashed) {
+        (false, Hashed::Output) => kernel!(false, false, true),
+        (false, Hashed::Input) => kernel!(false, false, false),
+        (true, Hashed::Output) => kernel!(true, true, true),
+        (true, Hashed::Input) => kernel!(true, true, false),
     }
     true
 }
@@ -190,12 +326,12 @@ fn ctr_and_hash_kernel<
                 &strides[i],
                 powers,
             );
-        } else if i > 0 {
+        } else if i >= HASH_LAG {
             s = encrypt_and_hash_stride::<ROUNDS, REVERSED>(
                 keys,
                 &mut keystream,
                 s,
-                &strides[i - 1],
+                &strides[i - HASH_LAG],
                 powers,
             );
         } else {
@@ -205,8 +341,10 @@ fn ctr_and_hash_kernel<
             *block = store128(_mm_xor_si128(load128(block), key));
         }
     }
-    if HASH_OUTPUT && let Some(last) = strides.last() {
-        s = aggregate8::<REVERSED>(s, last, powers);
+    if HASH_OUTPUT {
+        for stride in &strides[strides.len().saturating_sub(HASH_LAG)..] {
+            s = aggregate8::<REVERSED>(s, stride, powers);
+        }
     }
 
     if !tail.is_empty() {
@@ -214,7 +352,7 @@ fn ctr_and_hash_kernel<
             let mut padded = [[0u8; 16]; STRIDE];
             padded.as_flattened_mut()[..tail.len()].copy_from_slice(tail);
             let s = aggregate::<REVERSED>(s, &padded[..tail.len().div_ceil(16)], powers);
-            zeroize::Zeroize::zeroize(&mut padded.as_flattened_mut()[..tail.len()]);
+            padded.as_flattened_mut()[..tail.len()].zeroize();
             s
         };
         if !HASH_OUTPUT {

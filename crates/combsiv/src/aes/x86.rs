@@ -94,6 +94,13 @@ impl RoundKeys {
         }
     }
 
+    /// GCM-SIV counter mode from inside another kernel with the same features.
+    #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
+    #[inline]
+    pub(crate) fn apply_keystream_registers(&self, counter: &[u8; 16], data: &mut [u8]) {
+        ctr32_xor::<false>(self, counter, data);
+    }
+
     /// The round keys and the number of rounds (10 or 14), for fused kernels that schedule
     /// AES rounds themselves.
     pub(crate) fn schedule(&self) -> (&[__m128i; 15], usize) {

@@ -39,9 +39,8 @@ impl Drop for Key {
 
 impl Key {
     pub(crate) fn new(_: Aesni, h: &[u8; 16], blocks: usize) -> Self {
-        let count = blocks.clamp(1, MAX_POWERS);
         // SAFETY: the token proves the CPU has the features `powers_of` enables.
-        unsafe { powers_of(load128(h), count) }
+        unsafe { powers_of(load128(h), blocks) }
     }
 
     pub(crate) fn absorb<const REVERSED: bool>(
@@ -60,18 +59,29 @@ impl Key {
     }
 }
 
+/// H^1..H^count by a product tree of depth 3 (H^2; then H^3, H^4; then H^5..H^8 from H^4),
+/// not a chain of seven dependent multiplications: GCM-SIV builds this table per message, so
+/// its latency is per-message overhead.
 #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
-fn powers_of(h: __m128i, count: usize) -> Key {
-    let mut key = Key {
-        powers: [_mm_setzero_si128(); MAX_POWERS],
-        count,
-    };
-    let mut power = h;
-    for slot in &mut key.powers[..count] {
-        *slot = power;
-        power = dot(power, h);
+#[inline]
+pub(crate) fn powers_of(h: __m128i, count: usize) -> Key {
+    let count = count.clamp(1, MAX_POWERS);
+    let mut powers = [_mm_setzero_si128(); MAX_POWERS];
+    powers[0] = h;
+    if count > 1 {
+        powers[1] = dot(h, h);
     }
-    key
+    if count > 2 {
+        powers[2] = dot(powers[1], h);
+        powers[3] = dot(powers[1], powers[1]);
+    }
+    if count > 4 {
+        let h4 = powers[3];
+        for i in 4..MAX_POWERS {
+            powers[i] = dot(h4, powers[i - 4]);
+        }
+    }
+    Key { powers, count }
 }
 
 /// The unreduced 256-bit product `a * b` as (low, middle, high) partial products, schoolbook.
@@ -186,7 +196,13 @@ pub(crate) fn accumulate_block<const REVERSED: bool>(
 
 #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
 fn absorb_blocks<const REVERSED: bool>(key: &Key, acc: &mut [u8; 16], blocks: &[[u8; 16]]) {
-    let mut s = load128(acc);
+    *acc = store128(absorb_whole::<REVERSED>(key, load128(acc), blocks));
+}
+
+/// Absorbs whole blocks into the running state `s`, eight per reduction.
+#[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
+#[inline]
+fn absorb_whole<const REVERSED: bool>(key: &Key, mut s: __m128i, blocks: &[[u8; 16]]) -> __m128i {
     let mut rest = blocks;
     if key.count == MAX_POWERS {
         let (groups, remainder) = blocks.as_chunks::<MAX_POWERS>();
@@ -198,5 +214,20 @@ fn absorb_blocks<const REVERSED: bool>(key: &Key, acc: &mut [u8; 16], blocks: &[
     for group in rest.chunks(key.count) {
         s = aggregate::<REVERSED>(s, group, &key.powers);
     }
-    *acc = store128(s);
+    s
+}
+
+/// Absorbs `data` zero-padded to whole blocks into the running state `s` (POLYVAL order).
+#[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
+#[inline]
+pub(crate) fn absorb_padded(key: &Key, s: __m128i, data: &[u8]) -> __m128i {
+    let (blocks, tail) = data.as_chunks::<16>();
+    let mut s = absorb_whole::<false>(key, s, blocks);
+    if !tail.is_empty() {
+        let mut last = [0u8; 16];
+        last[..tail.len()].copy_from_slice(tail);
+        s = aggregate::<false>(s, &[last], &key.powers);
+        last.zeroize();
+    }
+    s
 }
