@@ -118,16 +118,8 @@ impl<K: KeySize> AesGcmSiv<K> {
     ) -> Result<[u8; 16], Error> {
         check_lengths(aad.len(), buf.len())?;
         #[cfg(target_arch = "x86_64")]
-        if let BlockCipher::Aesni(key_generating_key, token) = &self.key_generating_key {
-            let aes256 = K::KEY_LEN == 32;
-            return Ok(super::x86::gcm_siv_seal(
-                *token,
-                key_generating_key,
-                nonce,
-                aad,
-                buf,
-                aes256,
-            ));
+        if let Some((message, token)) = self.whole_message_kernel(nonce, aad) {
+            return Ok(super::x86::gcm_siv_seal(token, &message, buf));
         }
         let keys = self.derive_record_keys(nonce);
         let tag = self.compute_tag(&keys, nonce, aad, buf);
@@ -147,16 +139,8 @@ impl<K: KeySize> AesGcmSiv<K> {
         open_or_wipe(buf, |buf| {
             check_lengths(aad.len(), buf.len())?;
             #[cfg(target_arch = "x86_64")]
-            if let BlockCipher::Aesni(key_generating_key, token) = &self.key_generating_key {
-                let expected = super::x86::gcm_siv_open(
-                    *token,
-                    key_generating_key,
-                    nonce,
-                    aad,
-                    buf,
-                    (tag, K::KEY_LEN == 32),
-                );
-                return check_tag(&expected, tag);
+            if let Some((message, token)) = self.whole_message_kernel(nonce, aad) {
+                return check_tag(&super::x86::gcm_siv_open(token, &message, buf, tag), tag);
             }
             // Section 5: decrypt with the counter taken from the received tag, then recompute
             // the tag over the resulting plaintext and compare. Decryption and POLYVAL over
@@ -176,6 +160,30 @@ impl<K: KeySize> AesGcmSiv<K> {
             polyval.update_block(&length_block(aad.len(), buf.len()));
             check_tag(&self.tag_from_polyval(&keys, polyval.finish(), nonce), tag)
         })
+    }
+
+    /// The fused whole-message kernels, where the backend has them.
+    #[cfg(target_arch = "x86_64")]
+    fn whole_message_kernel<'a>(
+        &'a self,
+        nonce: &'a [u8; 12],
+        aad: &'a [u8],
+    ) -> Option<(super::x86::SivMessage<'a>, crate::cpu::x86::Aesni)> {
+        match &self.key_generating_key {
+            BlockCipher::Aesni(key_generating_key, token) => {
+                let aes256 = K::KEY_LEN == 32;
+                Some((
+                    super::x86::SivMessage {
+                        key_generating_key,
+                        aes256,
+                        nonce,
+                        aad,
+                    },
+                    *token,
+                ))
+            }
+            _ => None,
+        }
     }
 
     fn derive_record_keys(&self, nonce: &[u8; NONCE_LEN]) -> RecordKeys {

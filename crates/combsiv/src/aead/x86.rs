@@ -93,44 +93,83 @@ fn derive_record_keys_kernel(
     }
 }
 
+/// What a whole GCM-SIV seal or open needs besides the buffer.
+pub(crate) struct SivMessage<'a> {
+    pub(crate) key_generating_key: &'a RoundKeys,
+    pub(crate) aes256: bool,
+    pub(crate) nonce: &'a [u8; 12],
+    pub(crate) aad: &'a [u8],
+}
+
 /// RFC 8452 Section 4, a whole seal in one function: key derivation, the POLYVAL table,
 /// POLYVAL over AAD, plaintext and length block, the tag, and CTR, with no intermediate
 /// state leaving registers or the stack frame. Per-message overhead is what dominates short
 /// messages, so this path exists for them; long ones spend their time in the same CTR and
 /// POLYVAL loops as the generic path.
-pub(crate) fn gcm_siv_seal(
-    _: Aesni,
-    key_generating_key: &RoundKeys,
-    nonce: &[u8; 12],
-    aad: &[u8],
-    buf: &mut [u8],
-    aes256: bool,
-) -> [u8; 16] {
+pub(crate) fn gcm_siv_seal(_: Aesni, message: &SivMessage<'_>, buf: &mut [u8]) -> [u8; 16] {
     // SAFETY: the token proves the CPU has the features `gcm_siv_seal_kernel` enables.
-    unsafe { gcm_siv_seal_kernel(key_generating_key, nonce, aad, buf, aes256) }
+    unsafe { gcm_siv_seal_kernel(message, buf) }
+}
+
+/// RFC 8452 Section 5, a whole open in one function: key derivation, CTR from the received
+/// tag fused with POLYVAL over the plaintext, and the tag the message should have. The caller
+/// compares it in constant time and wipes `buf` on a mismatch.
+pub(crate) fn gcm_siv_open(
+    _: Aesni,
+    message: &SivMessage<'_>,
+    buf: &mut [u8],
+    received_tag: &[u8; 16],
+) -> [u8; 16] {
+    // SAFETY: the token proves the CPU has the features `gcm_siv_open_kernel` enables.
+    unsafe { gcm_siv_open_kernel(message, buf, received_tag) }
+}
+
+/// The record encryption key and a POLYVAL table sized for this message.
+#[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
+#[inline]
+fn record_keys(message: &SivMessage<'_>, plaintext_len: usize) -> (RoundKeys, PolyvalKey) {
+    let (mut authentication, encryption) =
+        derive_record_keys_kernel(message.key_generating_key, message.nonce, message.aes256);
+    let blocks = message.aad.len().div_ceil(16) + plaintext_len.div_ceil(16) + 1;
+    let hash_key = powers_of(authentication, blocks);
+    authentication.zeroize();
+    (encryption, hash_key)
 }
 
 #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
-fn gcm_siv_seal_kernel(
-    key_generating_key: &RoundKeys,
-    nonce: &[u8; 12],
-    aad: &[u8],
-    buf: &mut [u8],
-    aes256: bool,
-) -> [u8; 16] {
-    let (mut authentication, encryption) =
-        derive_record_keys_kernel(key_generating_key, nonce, aes256);
-    let blocks = aad.len().div_ceil(16) + buf.len().div_ceil(16) + 1;
-    let hash_key = powers_of(authentication, blocks);
-    authentication.zeroize();
-    let mut s = absorb_padded(&hash_key, _mm_setzero_si128(), aad);
+fn gcm_siv_seal_kernel(message: &SivMessage<'_>, buf: &mut [u8]) -> [u8; 16] {
+    let (encryption, hash_key) = record_keys(message, buf.len());
+    let mut s = absorb_padded(&hash_key, _mm_setzero_si128(), message.aad);
     s = absorb_padded(&hash_key, s, buf);
-    s = absorb_padded(&hash_key, s, &length_block(aad.len(), buf.len()));
-    let tag = tag_of(&encryption, s, nonce);
+    s = absorb_padded(&hash_key, s, &length_block(message.aad.len(), buf.len()));
+    let tag = tag_of(&encryption, s, message.nonce);
     // The counter block is the tag with the top bit of byte 15 set.
     let counter = store128(_mm_or_si128(load128(&tag), top_bit()));
     encryption.apply_keystream_registers(&counter, buf);
     tag
+}
+
+#[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
+fn gcm_siv_open_kernel(
+    message: &SivMessage<'_>,
+    buf: &mut [u8],
+    received_tag: &[u8; 16],
+) -> [u8; 16] {
+    let (encryption, hash_key) = record_keys(message, buf.len());
+    let counter = store128(_mm_or_si128(load128(received_tag), top_bit()));
+    let mut acc = store128(absorb_padded(&hash_key, _mm_setzero_si128(), message.aad));
+    let hashed = (&encryption, &hash_key);
+    if !ctr_and_hash_kernel_any::<false>(hashed, (&mut acc, &counter), Hashed::Output, buf) {
+        encryption.apply_keystream_registers(&counter, buf);
+        acc = store128(absorb_padded(&hash_key, load128(&acc), buf));
+    }
+    let s = absorb_padded(
+        &hash_key,
+        load128(&acc),
+        &length_block(message.aad.len(), buf.len()),
+    );
+    acc.zeroize();
+    tag_of(&encryption, s, message.nonce)
 }
 
 /// Bit 7 of byte 15, the bit the tag clears and the counter block sets.
@@ -161,50 +200,6 @@ fn tag_of(encryption: &RoundKeys, mut s: __m128i, nonce: &[u8; 12]) -> [u8; 16] 
     s.zeroize();
     encryption.encrypt(&mut tag);
     store128(tag[0])
-}
-
-/// RFC 8452 Section 5, a whole open in one function: key derivation, CTR from the received
-/// tag fused with POLYVAL over the plaintext, and the tag the message should have. The caller
-/// compares it in constant time and wipes `buf` on a mismatch.
-pub(crate) fn gcm_siv_open(
-    _: Aesni,
-    key_generating_key: &RoundKeys,
-    nonce: &[u8; 12],
-    aad: &[u8],
-    buf: &mut [u8],
-    (received_tag, aes256): (&[u8; 16], bool),
-) -> [u8; 16] {
-    // SAFETY: the token proves the CPU has the features `gcm_siv_open_kernel` enables.
-    unsafe { gcm_siv_open_kernel(key_generating_key, nonce, aad, buf, (received_tag, aes256)) }
-}
-
-#[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
-fn gcm_siv_open_kernel(
-    key_generating_key: &RoundKeys,
-    nonce: &[u8; 12],
-    aad: &[u8],
-    buf: &mut [u8],
-    (received_tag, aes256): (&[u8; 16], bool),
-) -> [u8; 16] {
-    let (mut authentication, encryption) =
-        derive_record_keys_kernel(key_generating_key, nonce, aes256);
-    let blocks = aad.len().div_ceil(16) + buf.len().div_ceil(16) + 1;
-    let hash_key = powers_of(authentication, blocks);
-    authentication.zeroize();
-    let counter = store128(_mm_or_si128(load128(received_tag), top_bit()));
-    let mut acc = store128(absorb_padded(&hash_key, _mm_setzero_si128(), aad));
-    let hashed = (&encryption, &hash_key);
-    if !ctr_and_hash_kernel_any::<false>(hashed, (&mut acc, &counter), Hashed::Output, buf) {
-        encryption.apply_keystream_registers(&counter, buf);
-        acc = store128(absorb_padded(&hash_key, load128(&acc), buf));
-    }
-    let s = absorb_padded(
-        &hash_key,
-        load128(&acc),
-        &length_block(aad.len(), buf.len()),
-    );
-    acc.zeroize();
-    tag_of(&encryption, s, nonce)
 }
 
 /// XORs `data` with the keystream from `counter` and absorbs the `hashed` side of it,
