@@ -24,6 +24,13 @@ pub enum Error {
     Authentication,
     /// The requested backend cannot run on this CPU.
     BackendUnavailable,
+    /// The data length is not one the mode accepts (CBC: a multiple of 16 bytes; CCM: within
+    /// the length its nonce size allows).
+    InvalidLength,
+    /// The tag length is not one the mode accepts (CCM: 4, 6, ..., 16 bytes).
+    InvalidTagLength,
+    /// PKCS#7 padding is malformed.
+    InvalidPadding,
 }
 
 impl fmt::Display for Error {
@@ -51,6 +58,16 @@ impl fmt::Display for Error {
             Error::Authentication => "decryption failed: the message is not authentic",
             Error::BackendUnavailable => {
                 "backend unavailable: this CPU cannot run it; use Backend::available() to choose"
+            }
+            Error::InvalidLength => {
+                "invalid data length: CBC needs a multiple of 16 bytes (pad with pkcs7_pad); \
+                 CCM limits the message length by its nonce size (use a shorter nonce)"
+            }
+            Error::InvalidTagLength => {
+                "invalid tag length: CCM tags are 4, 6, 8, 10, 12, 14 or 16 bytes"
+            }
+            Error::InvalidPadding => {
+                "invalid padding: the data is not PKCS#7 padded; authenticate before unpadding"
             }
         })
     }

@@ -33,12 +33,14 @@ mod aes;
 mod cpu;
 mod error;
 mod field;
+pub mod modes;
 #[cfg(test)]
 mod test_vectors;
 
 pub use crate::aead::gcm::AesGcm;
 pub use crate::aead::gcm_siv::AesGcmSiv;
 pub use crate::aead::{Aes128, Aes256, KeySize};
+pub use crate::aes::Aes;
 pub use crate::cpu::Backend;
 pub use crate::error::Error;
 /// The RustCrypto `aead` crate whose traits the ciphers implement.

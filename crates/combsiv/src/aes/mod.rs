@@ -8,7 +8,8 @@ mod portable;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86;
 
-use crate::cpu::Isa;
+use crate::Error;
+use crate::cpu::{Backend, Isa};
 
 /// An AES key of a length FIPS 197 defines and combsiv supports.
 ///
@@ -27,6 +28,79 @@ impl core::fmt::Debug for KeyBytes<'_> {
             KeyBytes::Aes128(_) => "KeyBytes::Aes128(..)",
             KeyBytes::Aes256(_) => "KeyBytes::Aes256(..)",
         })
+    }
+}
+
+impl<'a> KeyBytes<'a> {
+    pub(crate) fn from_slice(key: &'a [u8]) -> Result<Self, Error> {
+        if let Ok(key) = <&[u8; 16]>::try_from(key) {
+            Ok(KeyBytes::Aes128(key))
+        } else if let Ok(key) = <&[u8; 32]>::try_from(key) {
+            Ok(KeyBytes::Aes256(key))
+        } else {
+            Err(Error::InvalidKeyLength)
+        }
+    }
+}
+
+/// An expanded AES-128 or AES-256 key for the block-cipher modes of [`crate::modes`].
+///
+/// It keeps the encryption key schedule only; the modes that need the inverse cipher (CBC
+/// decryption) derive its schedule from this one for the duration of the call.
+///
+/// ```
+/// use combsiv::{Aes, modes};
+///
+/// let key = Aes::new(&[0x2b; 16])?;
+/// let mut data = *b"sixteen byte msg";
+/// modes::cbc_encrypt(&key, &[0; 16], &mut data)?;
+/// modes::cbc_decrypt(&key, &[0; 16], &mut data)?;
+/// assert_eq!(&data, b"sixteen byte msg");
+/// # Ok::<(), combsiv::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct Aes {
+    pub(crate) cipher: BlockCipher,
+    backend: Backend,
+}
+
+impl Aes {
+    /// Expands a 16-byte (AES-128) or 32-byte (AES-256) key on the detected backend.
+    pub fn new(key: &[u8]) -> Result<Aes, Error> {
+        let (backend, isa) = Isa::detected();
+        Ok(Aes {
+            cipher: BlockCipher::new(KeyBytes::from_slice(key)?, isa),
+            backend,
+        })
+    }
+
+    /// Like [`Aes::new`] on a chosen backend: [`Error::BackendUnavailable`] if this CPU
+    /// cannot run it.
+    pub fn with_backend(key: &[u8], backend: Backend) -> Result<Aes, Error> {
+        let isa = Isa::for_backend(backend)?;
+        Ok(Aes {
+            cipher: BlockCipher::new(KeyBytes::from_slice(key)?, isa),
+            backend,
+        })
+    }
+
+    /// The backend this key runs on.
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// 128 or 256.
+    pub fn key_bits(&self) -> usize {
+        self.cipher.key_bits()
+    }
+}
+
+impl core::fmt::Debug for Aes {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Aes")
+            .field("key_bits", &self.key_bits())
+            .field("backend", &self.backend)
+            .finish_non_exhaustive()
     }
 }
 
@@ -87,6 +161,23 @@ impl BlockCipher {
             BlockCipher::Portable(aes) => aes.encrypt_blocks(blocks),
             #[cfg(target_arch = "x86_64")]
             BlockCipher::Aesni(keys, token) => keys.encrypt_blocks(*token, blocks),
+        }
+    }
+
+    /// Decrypts each block in place with the inverse cipher (ECB over independent blocks).
+    pub(crate) fn decrypt_blocks(&self, blocks: &mut [[u8; 16]]) {
+        match self {
+            BlockCipher::Portable(aes) => aes.decrypt_blocks(blocks),
+            #[cfg(target_arch = "x86_64")]
+            BlockCipher::Aesni(keys, token) => keys.decrypt_blocks(*token, blocks),
+        }
+    }
+
+    pub(crate) fn key_bits(&self) -> usize {
+        match self {
+            BlockCipher::Portable(aes) => aes.key_bits(),
+            #[cfg(target_arch = "x86_64")]
+            BlockCipher::Aesni(keys, _) => keys.key_bits(),
         }
     }
 

@@ -2,7 +2,7 @@
 //! and x86 AES instructions where that crate detects them).
 
 use aes::cipher::array::Array;
-use aes::cipher::{BlockCipherEncrypt, KeyInit};
+use aes::cipher::{BlockCipherDecrypt, BlockCipherEncrypt, KeyInit};
 use zeroize::Zeroize;
 
 use super::{Counter32, KeyBytes};
@@ -31,6 +31,21 @@ impl Aes {
         match self {
             Aes::Aes128(aes) => aes.encrypt_blocks(blocks),
             Aes::Aes256(aes) => aes.encrypt_blocks(blocks),
+        }
+    }
+
+    pub(crate) fn decrypt_blocks(&self, blocks: &mut [[u8; 16]]) {
+        let blocks = Array::cast_slice_from_core_mut(blocks);
+        match self {
+            Aes::Aes128(aes) => aes.decrypt_blocks(blocks),
+            Aes::Aes256(aes) => aes.decrypt_blocks(blocks),
+        }
+    }
+
+    pub(crate) fn key_bits(&self) -> usize {
+        match self {
+            Aes::Aes128(_) => 128,
+            Aes::Aes256(_) => 256,
         }
     }
 

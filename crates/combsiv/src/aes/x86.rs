@@ -94,6 +94,15 @@ impl RoundKeys {
         }
     }
 
+    pub(crate) fn decrypt_blocks(&self, _: Aesni, blocks: &mut [[u8; 16]]) {
+        // SAFETY: the token proves the CPU has the features `decrypt_ecb` enables.
+        unsafe { decrypt_ecb(self, blocks) }
+    }
+
+    pub(crate) fn key_bits(&self) -> usize {
+        if self.rounds == 10 { 128 } else { 256 }
+    }
+
     /// GCM-SIV counter mode from inside another kernel with the same features.
     #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
     #[inline]
@@ -181,6 +190,39 @@ fn encrypt_ecb(round_keys: &RoundKeys, blocks: &mut [[u8; 16]]) {
         }
         state.zeroize();
     }
+}
+
+/// The inverse cipher (FIPS 197 Section 5.3.5, "equivalent inverse cipher"): AESDEC wants the
+/// round keys in reverse order with InvMixColumns (AESIMC) applied to all but the first and
+/// last. They are derived here per call and wiped after, so no decryption schedule is kept.
+#[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
+fn decrypt_ecb(round_keys: &RoundKeys, blocks: &mut [[u8; 16]]) {
+    let rounds = round_keys.rounds;
+    let mut keys = [_mm_setzero_si128(); 15];
+    keys[0] = round_keys.keys[rounds];
+    for (inverse, forward) in keys[1..rounds]
+        .iter_mut()
+        .zip(round_keys.keys[1..rounds].iter().rev())
+    {
+        *inverse = _mm_aesimc_si128(*forward);
+    }
+    keys[rounds] = round_keys.keys[0];
+    for chunk in blocks.chunks_mut(CTR_BLOCKS) {
+        let mut state = [_mm_setzero_si128(); CTR_BLOCKS];
+        for (value, block) in state.iter_mut().zip(chunk.iter()) {
+            *value = _mm_xor_si128(load128(block), keys[0]);
+        }
+        for &key in &keys[1..rounds] {
+            for value in &mut state {
+                *value = _mm_aesdec_si128(*value, key);
+            }
+        }
+        for (block, value) in chunk.iter_mut().zip(state) {
+            *block = store128(_mm_aesdeclast_si128(value, keys[rounds]));
+        }
+        state.zeroize();
+    }
+    keys.zeroize();
 }
 
 /// Counter mode with a 32-bit wrapping counter; `BIG_ENDIAN` selects AES-GCM's layout.

@@ -8,6 +8,9 @@
     reason = "a test that cannot proceed should fail loudly"
 )]
 
+#[path = "../common/mod.rs"]
+mod common;
+
 mod backends;
 mod differential;
 mod support;

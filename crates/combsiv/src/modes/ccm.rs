@@ -1,0 +1,225 @@
+//! CCM (NIST SP 800-38C, RFC 3610): CBC-MAC over a formatted header, the AAD and the
+//! plaintext, then CTR encryption of the plaintext and of the MAC.
+//!
+//! Parameters: a nonce of n = 7..=13 bytes leaves L = 15 - n bytes for the message length
+//! and the block counter, so messages are shorter than 2^(8L) bytes; tags are M = 4, 6, ...,
+//! 16 bytes.
+
+#[cfg(feature = "alloc")]
+use alloc::vec::Vec;
+
+use subtle::ConstantTimeEq;
+use zeroize::Zeroize;
+
+use super::{cbc_mac, cbc_mac_padded, ctr_apply, xor_into};
+use crate::aead::open_or_wipe;
+use crate::cpu::Backend;
+use crate::{Aes, Error};
+
+/// AES-CCM with a fixed nonce length and tag length.
+///
+/// ```
+/// use combsiv::modes::Ccm;
+///
+/// let ccm = Ccm::new(&[0x40; 16], 13, 8)?; // RFC 3610's parameters
+/// let nonce = [3u8; 13];
+/// let sealed = ccm.encrypt(&nonce, b"header", b"payload")?;
+/// assert_eq!(sealed.len(), 7 + 8);
+/// assert_eq!(ccm.decrypt(&nonce, b"header", &sealed)?, b"payload");
+/// # Ok::<(), combsiv::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Ccm {
+    key: Aes,
+    nonce_len: usize,
+    tag_len: usize,
+}
+
+impl Ccm {
+    /// A CCM instance for a 16- or 32-byte key, `nonce_len` in 7..=13 and `tag_len` in
+    /// {4, 6, ..., 16}, on the detected backend.
+    pub fn new(key: &[u8], nonce_len: usize, tag_len: usize) -> Result<Ccm, Error> {
+        Ccm::from_key(Aes::new(key)?, nonce_len, tag_len)
+    }
+
+    /// Like [`Ccm::new`] on a chosen backend.
+    pub fn with_backend(
+        key: &[u8],
+        nonce_len: usize,
+        tag_len: usize,
+        backend: Backend,
+    ) -> Result<Ccm, Error> {
+        Ccm::from_key(Aes::with_backend(key, backend)?, nonce_len, tag_len)
+    }
+
+    fn from_key(key: Aes, nonce_len: usize, tag_len: usize) -> Result<Ccm, Error> {
+        if !(7..=13).contains(&nonce_len) {
+            return Err(Error::InvalidNonceLength);
+        }
+        if !(4..=16).contains(&tag_len) || !tag_len.is_multiple_of(2) {
+            return Err(Error::InvalidTagLength);
+        }
+        Ok(Ccm {
+            key,
+            nonce_len,
+            tag_len,
+        })
+    }
+
+    /// The nonce length in bytes.
+    pub fn nonce_len(&self) -> usize {
+        self.nonce_len
+    }
+
+    /// The tag length in bytes.
+    pub fn tag_len(&self) -> usize {
+        self.tag_len
+    }
+
+    /// The longest plaintext this nonce length allows: 2^(8L) - 1 bytes with L = 15 - n.
+    pub fn max_plaintext_len(&self) -> u64 {
+        let length_bytes = 15 - self.nonce_len;
+        if length_bytes >= 8 {
+            u64::MAX
+        } else {
+            (1u64 << (8 * length_bytes)) - 1
+        }
+    }
+
+    /// Encrypts and returns `ciphertext || tag` (`tag_len` bytes longer).
+    #[cfg(feature = "alloc")]
+    pub fn encrypt(&self, nonce: &[u8], aad: &[u8], plaintext: &[u8]) -> Result<Vec<u8>, Error> {
+        self.check(nonce, plaintext.len())?;
+        let mut out = Vec::with_capacity(plaintext.len() + self.tag_len);
+        out.extend_from_slice(plaintext);
+        let tag = self.encrypt_in_place_detached(nonce, aad, &mut out)?;
+        out.extend_from_slice(&tag[..self.tag_len]);
+        Ok(out)
+    }
+
+    /// Decrypts `ciphertext || tag` and returns the plaintext.
+    #[cfg(feature = "alloc")]
+    pub fn decrypt(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        ciphertext_and_tag: &[u8],
+    ) -> Result<Vec<u8>, Error> {
+        let Some(split) = ciphertext_and_tag.len().checked_sub(self.tag_len) else {
+            return Err(Error::CiphertextTooShort);
+        };
+        let (ciphertext, tag) = ciphertext_and_tag.split_at(split);
+        self.check(nonce, ciphertext.len())?;
+        let mut out = ciphertext.to_vec();
+        self.decrypt_in_place_detached(nonce, aad, &mut out, tag)?;
+        Ok(out)
+    }
+
+    /// Encrypts `buf` in place and returns the tag in the first `tag_len` bytes of the array
+    /// (the rest is zero).
+    pub fn encrypt_in_place_detached(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        buf: &mut [u8],
+    ) -> Result<[u8; 16], Error> {
+        self.check(nonce, buf.len())?;
+        let tag = self.mac(nonce, aad, buf);
+        ctr_apply(&self.key, &self.counter_block(nonce, 1), buf)?;
+        Ok(self.encrypt_tag(nonce, tag))
+    }
+
+    /// Decrypts `buf` in place if `tag` (exactly `tag_len` bytes) authenticates it. On any
+    /// error `buf` is zeroed.
+    pub fn decrypt_in_place_detached(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        buf: &mut [u8],
+        tag: &[u8],
+    ) -> Result<(), Error> {
+        open_or_wipe(buf, |buf| {
+            self.check(nonce, buf.len())?;
+            if tag.len() != self.tag_len {
+                return Err(Error::InvalidTagLength);
+            }
+            ctr_apply(&self.key, &self.counter_block(nonce, 1), buf)?;
+            let expected = self.encrypt_tag(nonce, self.mac(nonce, aad, buf));
+            if bool::from(expected[..self.tag_len].ct_eq(tag)) {
+                Ok(())
+            } else {
+                Err(Error::Authentication)
+            }
+        })
+    }
+
+    fn check(&self, nonce: &[u8], plaintext_len: usize) -> Result<(), Error> {
+        if nonce.len() != self.nonce_len {
+            return Err(Error::InvalidNonceLength);
+        }
+        if !u64::try_from(plaintext_len).is_ok_and(|len| len <= self.max_plaintext_len()) {
+            return Err(Error::InvalidLength);
+        }
+        Ok(())
+    }
+
+    /// SP 800-38C A.2: B_0 = flags || N || Q, the AAD with its length prefix, the payload;
+    /// all zero-padded to blocks and run through CBC-MAC.
+    fn mac(&self, nonce: &[u8], aad: &[u8], plaintext: &[u8]) -> [u8; 16] {
+        let length_bytes = 15 - self.nonce_len;
+        let mut b0 = [0u8; 16];
+        b0[0] = (u8::from(!aad.is_empty()) << 6)
+            | (((self.tag_len - 2) / 2) as u8) << 3
+            | (length_bytes - 1) as u8;
+        b0[1..=self.nonce_len].copy_from_slice(nonce);
+        let length = (plaintext.len() as u64).to_be_bytes();
+        b0[16 - length_bytes.min(8)..].copy_from_slice(&length[8 - length_bytes.min(8)..]);
+        let mut state = [0u8; 16];
+        cbc_mac(&self.key, &mut state, &[b0]);
+        if !aad.is_empty() {
+            // A.2.2: the AAD length in 2, 6 or 10 bytes, then the AAD, padded together.
+            let mut header = [0u8; 16];
+            let prefix = aad_length_prefix(aad.len(), &mut header);
+            let first = aad.len().min(16 - prefix);
+            header[prefix..prefix + first].copy_from_slice(&aad[..first]);
+            cbc_mac(&self.key, &mut state, &[header]);
+            cbc_mac_padded(&self.key, &mut state, &aad[first..]);
+        }
+        cbc_mac_padded(&self.key, &mut state, plaintext);
+        state
+    }
+
+    /// A.3: counter block i = flags (L - 1) || N || [i]_L.
+    fn counter_block(&self, nonce: &[u8], index: u8) -> [u8; 16] {
+        let mut block = [0u8; 16];
+        block[0] = (15 - self.nonce_len - 1) as u8;
+        block[1..=self.nonce_len].copy_from_slice(nonce);
+        block[15] = index;
+        block
+    }
+
+    /// The tag: the first `tag_len` bytes of the MAC xor AES(counter block 0).
+    fn encrypt_tag(&self, nonce: &[u8], mut mac: [u8; 16]) -> [u8; 16] {
+        let mask = self.key.cipher.encrypt_block(&self.counter_block(nonce, 0));
+        xor_into(&mut mac, &mask);
+        mac[self.tag_len..].zeroize();
+        mac
+    }
+}
+
+/// Writes the A.2.2 encoding of an AAD length into `header`; returns its size.
+fn aad_length_prefix(len: usize, header: &mut [u8; 16]) -> usize {
+    let len = len as u64;
+    if len < (1 << 16) - (1 << 8) {
+        header[..2].copy_from_slice(&(len as u16).to_be_bytes());
+        2
+    } else if len <= u64::from(u32::MAX) {
+        header[..2].copy_from_slice(&[0xFF, 0xFE]);
+        header[2..6].copy_from_slice(&(len as u32).to_be_bytes());
+        6
+    } else {
+        header[..2].copy_from_slice(&[0xFF, 0xFF]);
+        header[2..10].copy_from_slice(&len.to_be_bytes());
+        10
+    }
+}

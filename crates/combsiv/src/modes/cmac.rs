@@ -1,0 +1,61 @@
+//! CMAC (NIST SP 800-38B, RFC 4493): CBC-MAC with the last block masked by a subkey, so that
+//! messages of every length, including empty and block-multiple ones, are safe.
+
+use subtle::ConstantTimeEq;
+use zeroize::Zeroize;
+
+use super::{cbc_mac, xor_into};
+use crate::{Aes, Error};
+
+/// Multiplication by x in GF(2^128) with the big-endian, x^128 = x^7 + x^2 + x + 1 convention
+/// of SP 800-38B 6.1 (the 0x87 constant), in constant time.
+fn double(block: &[u8; 16]) -> [u8; 16] {
+    let value = u128::from_be_bytes(*block);
+    let carry = 0u128.wrapping_sub(value >> 127);
+    ((value << 1) ^ (carry & 0x87)).to_be_bytes()
+}
+
+/// RFC 4493 2.3: K1 = dbl(AES(0)), K2 = dbl(K1).
+fn subkeys(key: &Aes) -> ([u8; 16], [u8; 16]) {
+    let mut l = key.cipher.encrypt_block(&[0; 16]);
+    let k1 = double(&l);
+    let k2 = double(&k1);
+    l.zeroize();
+    (k1, k2)
+}
+
+/// The 16-byte AES-CMAC of `message` (RFC 4493 2.4).
+pub fn cmac(key: &Aes, message: &[u8]) -> [u8; 16] {
+    let (mut k1, mut k2) = subkeys(key);
+    // Every block but the last goes through plain CBC-MAC; the last (possibly empty or
+    // partial) block is padded with 10* if incomplete and masked with K1 or K2.
+    let last_len = match message.len() % 16 {
+        0 if !message.is_empty() => 16,
+        partial => partial,
+    };
+    let (body, last) = message.split_at(message.len() - last_len);
+    let mut state = [0u8; 16];
+    cbc_mac(key, &mut state, body.as_chunks::<16>().0);
+    let mut final_block = [0u8; 16];
+    final_block[..last.len()].copy_from_slice(last);
+    if last.len() == 16 {
+        xor_into(&mut final_block, &k1);
+    } else {
+        final_block[last.len()] = 0x80;
+        xor_into(&mut final_block, &k2);
+    }
+    cbc_mac(key, &mut state, &[final_block]);
+    k1.zeroize();
+    k2.zeroize();
+    final_block.zeroize();
+    state
+}
+
+/// Checks a CMAC tag in constant time: [`Error::Authentication`] if it does not match.
+pub fn cmac_verify(key: &Aes, message: &[u8], tag: &[u8; 16]) -> Result<(), Error> {
+    if bool::from(cmac(key, message).ct_eq(tag)) {
+        Ok(())
+    } else {
+        Err(Error::Authentication)
+    }
+}
