@@ -30,6 +30,8 @@ extern crate std;
 
 mod aead;
 mod aes;
+#[cfg(feature = "alloc")]
+pub mod comb;
 mod cpu;
 mod error;
 mod field;

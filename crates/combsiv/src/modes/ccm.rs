@@ -125,7 +125,7 @@ impl Ccm {
     ) -> Result<[u8; 16], Error> {
         self.check(nonce, buf.len())?;
         let tag = self.mac(nonce, aad, buf);
-        ctr_apply(&self.key, &self.counter_block(nonce, 1), buf)?;
+        self.apply_payload_keystream(nonce, buf);
         Ok(self.encrypt_tag(nonce, tag))
     }
 
@@ -143,7 +143,7 @@ impl Ccm {
             if tag.len() != self.tag_len {
                 return Err(Error::InvalidTagLength);
             }
-            ctr_apply(&self.key, &self.counter_block(nonce, 1), buf)?;
+            self.apply_payload_keystream(nonce, buf);
             let expected = self.encrypt_tag(nonce, self.mac(nonce, aad, buf));
             if bool::from(expected[..self.tag_len].ct_eq(tag)) {
                 Ok(())
@@ -153,7 +153,7 @@ impl Ccm {
         })
     }
 
-    fn check(&self, nonce: &[u8], plaintext_len: usize) -> Result<(), Error> {
+    pub(crate) fn check(&self, nonce: &[u8], plaintext_len: usize) -> Result<(), Error> {
         if nonce.len() != self.nonce_len {
             return Err(Error::InvalidNonceLength);
         }
@@ -163,30 +163,76 @@ impl Ccm {
         Ok(())
     }
 
+    #[cfg(feature = "alloc")]
+    pub(crate) fn cipher(&self) -> &crate::aes::BlockCipher {
+        &self.key.cipher
+    }
+
     /// SP 800-38C A.2: B_0 = flags || N || Q, the AAD with its length prefix, the payload;
     /// all zero-padded to blocks and run through CBC-MAC.
     fn mac(&self, nonce: &[u8], aad: &[u8], plaintext: &[u8]) -> [u8; 16] {
-        let length_bytes = 15 - self.nonce_len;
-        let mut b0 = [0u8; 16];
-        b0[0] = (u8::from(!aad.is_empty()) << 6)
-            | (((self.tag_len - 2) / 2) as u8) << 3
-            | (length_bytes - 1) as u8;
-        b0[1..=self.nonce_len].copy_from_slice(nonce);
-        let length = (plaintext.len() as u64).to_be_bytes();
-        b0[16 - length_bytes.min(8)..].copy_from_slice(&length[8 - length_bytes.min(8)..]);
         let mut state = [0u8; 16];
-        cbc_mac(&self.key, &mut state, &[b0]);
+        cbc_mac(
+            &self.key,
+            &mut state,
+            &[self.b0(nonce, aad.len(), plaintext.len())],
+        );
         if !aad.is_empty() {
-            // A.2.2: the AAD length in 2, 6 or 10 bytes, then the AAD, padded together.
-            let mut header = [0u8; 16];
-            let prefix = aad_length_prefix(aad.len(), &mut header);
-            let first = aad.len().min(16 - prefix);
-            header[prefix..prefix + first].copy_from_slice(&aad[..first]);
+            let (header, consumed) = aad_header(aad);
             cbc_mac(&self.key, &mut state, &[header]);
-            cbc_mac_padded(&self.key, &mut state, &aad[first..]);
+            cbc_mac_padded(&self.key, &mut state, &aad[consumed..]);
         }
         cbc_mac_padded(&self.key, &mut state, plaintext);
         state
+    }
+
+    /// How many blocks [`Ccm::write_mac_input`] writes.
+    #[cfg(feature = "alloc")]
+    pub(crate) fn mac_input_blocks(&self, aad_len: usize, plaintext_len: usize) -> usize {
+        let aad_blocks = if aad_len == 0 {
+            0
+        } else {
+            (aad_length_size(aad_len) + aad_len).div_ceil(16)
+        };
+        1 + aad_blocks + plaintext_len.div_ceil(16)
+    }
+
+    /// The blocks [`Ccm::mac`] runs over, written out for the comb engine's lanes.
+    #[cfg(feature = "alloc")]
+    pub(crate) fn write_mac_input(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        plaintext: &[u8],
+        out: &mut [[u8; 16]],
+    ) {
+        let mut slots = out.iter_mut();
+        let mut put = |block: &[u8]| {
+            if let Some(slot) = slots.next() {
+                *slot = [0; 16];
+                slot[..block.len()].copy_from_slice(block);
+            }
+        };
+        put(&self.b0(nonce, aad.len(), plaintext.len()));
+        if !aad.is_empty() {
+            let (header, consumed) = aad_header(aad);
+            put(&header);
+            aad[consumed..].chunks(16).for_each(&mut put);
+        }
+        plaintext.chunks(16).for_each(&mut put);
+    }
+
+    /// A.2.1: flags (Adata, (M - 2) / 2, L - 1) || N || Q.
+    fn b0(&self, nonce: &[u8], aad_len: usize, plaintext_len: usize) -> [u8; 16] {
+        let length_bytes = 15 - self.nonce_len;
+        let mut b0 = [0u8; 16];
+        b0[0] = (u8::from(aad_len > 0) << 6)
+            | (((self.tag_len - 2) / 2) as u8) << 3
+            | (length_bytes - 1) as u8;
+        b0[1..=self.nonce_len].copy_from_slice(nonce);
+        let length = (plaintext_len as u64).to_be_bytes();
+        b0[16 - length_bytes.min(8)..].copy_from_slice(&length[8 - length_bytes.min(8)..]);
+        b0
     }
 
     /// A.3: counter block i = flags (L - 1) || N || [i]_L.
@@ -198,13 +244,35 @@ impl Ccm {
         block
     }
 
+    /// CTR over the payload from counter block 1 (encryption and decryption alike).
+    pub(crate) fn apply_payload_keystream(&self, nonce: &[u8], data: &mut [u8]) {
+        // ctr_apply fails only for reasons `check` already excluded.
+        let _ = ctr_apply(&self.key, &self.counter_block(nonce, 1), data);
+    }
+
     /// The tag: the first `tag_len` bytes of the MAC xor AES(counter block 0).
-    fn encrypt_tag(&self, nonce: &[u8], mut mac: [u8; 16]) -> [u8; 16] {
+    pub(crate) fn encrypt_tag(&self, nonce: &[u8], mut mac: [u8; 16]) -> [u8; 16] {
         let mask = self.key.cipher.encrypt_block(&self.counter_block(nonce, 0));
         xor_into(&mut mac, &mask);
         mac[self.tag_len..].zeroize();
         mac
     }
+}
+
+/// A.2.2: the first AAD block (the length encoding, then as much AAD as fits) and how many
+/// AAD bytes it took.
+fn aad_header(aad: &[u8]) -> ([u8; 16], usize) {
+    let mut header = [0u8; 16];
+    let prefix = aad_length_prefix(aad.len(), &mut header);
+    let first = aad.len().min(16 - prefix);
+    header[prefix..prefix + first].copy_from_slice(&aad[..first]);
+    (header, first)
+}
+
+/// The size of the A.2.2 AAD length encoding.
+#[cfg(feature = "alloc")]
+fn aad_length_size(len: usize) -> usize {
+    aad_length_prefix(len, &mut [0; 16])
 }
 
 /// Writes the A.2.2 encoding of an AAD length into `header`; returns its size.

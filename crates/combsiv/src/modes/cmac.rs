@@ -24,18 +24,15 @@ fn subkeys(key: &Aes) -> ([u8; 16], [u8; 16]) {
     (k1, k2)
 }
 
-/// The 16-byte AES-CMAC of `message` (RFC 4493 2.4).
-pub fn cmac(key: &Aes, message: &[u8]) -> [u8; 16] {
+/// RFC 4493 2.4 steps 3-4: the message split into the blocks CBC-MAC runs over unchanged
+/// and the last block, padded with 10* if incomplete and masked with K1 or K2.
+fn split_final_block<'m>(key: &Aes, message: &'m [u8]) -> (&'m [[u8; 16]], [u8; 16]) {
     let (mut k1, mut k2) = subkeys(key);
-    // Every block but the last goes through plain CBC-MAC; the last (possibly empty or
-    // partial) block is padded with 10* if incomplete and masked with K1 or K2.
     let last_len = match message.len() % 16 {
         0 if !message.is_empty() => 16,
         partial => partial,
     };
     let (body, last) = message.split_at(message.len() - last_len);
-    let mut state = [0u8; 16];
-    cbc_mac(key, &mut state, body.as_chunks::<16>().0);
     let mut final_block = [0u8; 16];
     final_block[..last.len()].copy_from_slice(last);
     if last.len() == 16 {
@@ -44,11 +41,33 @@ pub fn cmac(key: &Aes, message: &[u8]) -> [u8; 16] {
         final_block[last.len()] = 0x80;
         xor_into(&mut final_block, &k2);
     }
-    cbc_mac(key, &mut state, &[final_block]);
     k1.zeroize();
     k2.zeroize();
+    (body.as_chunks::<16>().0, final_block)
+}
+
+/// The 16-byte AES-CMAC of `message` (RFC 4493 2.4).
+pub fn cmac(key: &Aes, message: &[u8]) -> [u8; 16] {
+    let (body, mut final_block) = split_final_block(key, message);
+    let mut state = [0u8; 16];
+    cbc_mac(key, &mut state, body);
+    cbc_mac(key, &mut state, &[final_block]);
     final_block.zeroize();
     state
+}
+
+/// Writes the blocks CMAC's CBC-MAC runs over (`max(1, ceil(len / 16))` of them) into `out`,
+/// for the comb engine's lanes.
+#[cfg(feature = "alloc")]
+pub(crate) fn cmac_blocks(key: &Aes, message: &[u8], out: &mut [[u8; 16]]) {
+    let (body, mut final_block) = split_final_block(key, message);
+    for (slot, block) in out
+        .iter_mut()
+        .zip(body.iter().chain(core::iter::once(&final_block)))
+    {
+        *slot = *block;
+    }
+    final_block.zeroize();
 }
 
 /// Checks a CMAC tag in constant time: [`Error::Authentication`] if it does not match.

@@ -20,6 +20,8 @@ use subtle::{ConditionallySelectable, ConstantTimeEq, ConstantTimeLess};
 use zeroize::Zeroize;
 
 pub use self::ccm::Ccm;
+#[cfg(feature = "alloc")]
+pub(crate) use self::cmac::cmac_blocks;
 pub use self::cmac::{cmac, cmac_verify};
 use crate::{Aes, Error};
 

@@ -11,5 +11,6 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod comb;
 mod differential;
 mod vectors;

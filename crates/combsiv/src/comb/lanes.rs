@@ -1,0 +1,113 @@
+//! Lanes: independent chains of blocks, each with its own key and state, advanced together so
+//! that their AES instructions fill the pipeline.
+
+use zeroize::Zeroize;
+
+use crate::aes::BlockCipher;
+
+/// The per-block operation of a chained mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Chain {
+    /// x = state ^ P; state = C = AES(x).
+    CbcEncrypt,
+    /// x = state; C = P ^ AES(x); state = C.
+    CfbEncrypt,
+    /// x = state; state = AES(x); out = in ^ state.
+    Ofb,
+    /// x = state ^ M; state = AES(x); no output.
+    CbcMac,
+}
+
+impl Chain {
+    /// One block of one lane in portable code: the reference for the kernels.
+    fn step(self, cipher: &BlockCipher, state: &mut [u8; 16], block: &mut [u8; 16]) {
+        let mut x = *state;
+        if matches!(self, Chain::CbcEncrypt | Chain::CbcMac) {
+            xor(&mut x, block);
+        }
+        let mut y = cipher.encrypt_block(&x);
+        match self {
+            Chain::CbcEncrypt => {
+                *block = y;
+                *state = y;
+            }
+            Chain::CfbEncrypt => {
+                xor(block, &y);
+                *state = *block;
+            }
+            Chain::Ofb => {
+                xor(block, &y);
+                *state = y;
+            }
+            Chain::CbcMac => *state = y,
+        }
+        x.zeroize();
+        y.zeroize();
+    }
+}
+
+fn xor(target: &mut [u8; 16], mask: &[u8; 16]) {
+    for (byte, m) in target.iter_mut().zip(mask) {
+        *byte ^= m;
+    }
+}
+
+/// One chain: its key, chaining state, all of its blocks, and how far it has got.
+pub(crate) struct Lane<'a> {
+    pub(crate) cipher: &'a BlockCipher,
+    pub(crate) state: [u8; 16],
+    pub(crate) blocks: &'a mut [[u8; 16]],
+    pub(crate) position: usize,
+    /// Which job this lane belongs to, to write the state back.
+    pub(crate) job: usize,
+}
+
+impl Lane<'_> {
+    pub(crate) fn remaining(&self) -> usize {
+        self.blocks.len() - self.position
+    }
+
+    /// Lanes with the same key kind advance in one kernel call.
+    pub(crate) fn kind(&self) -> (u8, usize) {
+        let backend = match self.cipher {
+            BlockCipher::Portable(_) => 0,
+            #[cfg(target_arch = "x86_64")]
+            BlockCipher::Aesni(..) => 1,
+        };
+        (backend, self.cipher.key_bits())
+    }
+
+    /// The next `count` blocks (never past the end).
+    pub(crate) fn window(&mut self, count: usize) -> &mut [[u8; 16]] {
+        let end = (self.position + count).min(self.blocks.len());
+        &mut self.blocks[self.position..end]
+    }
+}
+
+/// The most lanes one kernel call interleaves: eight states plus a scratch register fit the
+/// sixteen XMM registers with room for the data XOR; more lanes run as several calls.
+pub(crate) const MAX_KERNEL_LANES: usize = 8;
+
+/// Advances every lane by `count` blocks (each lane has at least that many left). Uses the
+/// lane kernel of the lanes' backend when they share one, otherwise steps block by block.
+pub(crate) fn advance(chain: Chain, lanes: &mut [Lane<'_>], count: usize) {
+    for group in lanes.chunks_mut(MAX_KERNEL_LANES) {
+        #[cfg(target_arch = "x86_64")]
+        let done = super::x86::advance(chain, group, count);
+        #[cfg(not(target_arch = "x86_64"))]
+        let done = false;
+        if !done {
+            for j in 0..count {
+                for lane in group.iter_mut() {
+                    let position = lane.position + j;
+                    if let Some(block) = lane.blocks.get_mut(position) {
+                        chain.step(lane.cipher, &mut lane.state, block);
+                    }
+                }
+            }
+        }
+        for lane in group.iter_mut() {
+            lane.position = (lane.position + count).min(lane.blocks.len());
+        }
+    }
+}

@@ -1,0 +1,109 @@
+//! Which lanes advance together, and by how much: the comb paper's windows, and a greedy
+//! refill scheduler in the style of intel-ipsec-mb.
+
+use super::lanes::{Chain, Lane, advance};
+
+/// How a [`crate::comb::Comb`] assigns messages to lanes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Schedule {
+    /// Bogdanov-Lauridsen-Tischhauser's comb (Algorithms 1 and 2): sort by decreasing length,
+    /// take groups of P, and run each *window* (the blocks that k messages of the group still
+    /// share) as one straight-line k-lane kernel call.
+    #[default]
+    Windows,
+    /// intel-ipsec-mb's manager: P lanes in arrival order; step every lane by the shortest
+    /// remaining length; refill the lanes that finished from the queue.
+    Greedy,
+}
+
+/// How well the lanes were used: `busy / slots` is the fraction of lane-blocks that did work.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ScheduleStats {
+    /// Lane-blocks offered: lanes x blocks of every kernel step.
+    pub slots: u64,
+    /// Lane-blocks that processed a message block.
+    pub busy: u64,
+}
+
+impl ScheduleStats {
+    /// The fraction of lane-blocks that stayed idle, 0.0 when nothing ran.
+    pub fn idle_fraction(&self) -> f64 {
+        if self.slots == 0 {
+            0.0
+        } else {
+            1.0 - self.busy as f64 / self.slots as f64
+        }
+    }
+
+    fn record(&mut self, lanes: usize, active: usize, blocks: usize) {
+        self.slots += (lanes * blocks) as u64;
+        self.busy += (active * blocks) as u64;
+    }
+}
+
+/// Runs every lane to its end with `lanes_per_group` lanes, as `schedule` says; lanes are
+/// grouped by key kind (backend and key size) first, since one kernel call needs one kind.
+pub(crate) fn run(
+    schedule: Schedule,
+    chain: Chain,
+    lanes: &mut [Lane<'_>],
+    lanes_per_group: usize,
+    stats: &mut ScheduleStats,
+) {
+    let width = lanes_per_group.max(1);
+    match schedule {
+        Schedule::Windows => {
+            lanes.sort_by_key(|lane| (lane.kind(), core::cmp::Reverse(lane.remaining())))
+        }
+        // Stable: arrival order within a kind.
+        Schedule::Greedy => lanes.sort_by_key(|lane| lane.kind()),
+    }
+    let mut rest = &mut *lanes;
+    while let Some(first) = rest.first() {
+        let kind = first.kind();
+        let same = rest.iter().take_while(|lane| lane.kind() == kind).count();
+        let (of_kind, after) = rest.split_at_mut(same);
+        match schedule {
+            Schedule::Windows => run_windows(chain, of_kind, width, stats),
+            Schedule::Greedy => run_greedy(chain, of_kind, width, stats),
+        }
+        rest = after;
+    }
+}
+
+/// Algorithm 1 and 2 of the paper: in a group sorted by decreasing length l_1 >= ... >= l_k,
+/// blocks 0..l_k are shared by all k lanes, l_k..l_(k-1) by k - 1, and so on.
+fn run_windows(chain: Chain, lanes: &mut [Lane<'_>], width: usize, stats: &mut ScheduleStats) {
+    for group in lanes.chunks_mut(width) {
+        for active in (1..=group.len()).rev() {
+            let count = group[active - 1].remaining();
+            if count > 0 {
+                advance(chain, &mut group[..active], count);
+                stats.record(width, active, count);
+            }
+        }
+    }
+}
+
+/// Lanes `done..done + active` are in flight, the queue follows them; a finished lane is
+/// swapped to the front so that the in-flight lanes stay contiguous.
+fn run_greedy(chain: Chain, lanes: &mut [Lane<'_>], width: usize, stats: &mut ScheduleStats) {
+    let mut done = 0;
+    while done < lanes.len() {
+        let active = width.min(lanes.len() - done);
+        let in_flight = &mut lanes[done..done + active];
+        let step = in_flight.iter().map(Lane::remaining).min().unwrap_or(0);
+        if step > 0 {
+            advance(chain, in_flight, step);
+            stats.record(width, active, step);
+        }
+        let (mut i, end) = (done, done + active);
+        while i < end {
+            if lanes[i].remaining() == 0 {
+                lanes.swap(i, done);
+                done += 1;
+            }
+            i += 1;
+        }
+    }
+}

@@ -1,0 +1,155 @@
+//! Lane kernels on AES-NI (128-bit registers, one block per lane in each register).
+//!
+//! CPU predicate: [`Aesni`] (AES-NI, PCLMULQDQ, SSSE3, SSE4.1); every `#[target_feature]` here
+//! enables exactly that set.
+//!
+//! Design: a chained mode's block i+1 needs block i's AES output, so one lane issues an AESENC
+//! every 4 cycles (its latency) on a unit that accepts one per cycle. Interleaving the rounds
+//! of LANES independent chains, each with its own round keys (read from L1 as memory
+//! operands, so shared or per-lane keys cost the same), keeps LANES AESENCs in flight. The lane
+//! count is a const generic so that the states live in registers and the inner loops unroll;
+//! one kernel call serves a whole window, with no per-block branches.
+
+#![allow(
+    unsafe_code,
+    reason = "x86 intrinsics; each unsafe block says why it is sound"
+)]
+
+use core::arch::x86_64::*;
+
+use super::lanes::{Chain, Lane, MAX_KERNEL_LANES};
+use crate::aes::BlockCipher;
+use crate::cpu::x86::{Aesni, load128, store128};
+
+const CBC_ENCRYPT: u8 = 0;
+const CFB_ENCRYPT: u8 = 1;
+const OFB: u8 = 2;
+const CBC_MAC: u8 = 3;
+
+/// Runs the next `count` blocks of `lanes` (at most [`MAX_KERNEL_LANES`]) through the
+/// AES-NI kernel if they are all AES-NI keys of one key size with that many blocks left;
+/// returns false otherwise, touching nothing. Does not move the lanes' positions.
+pub(crate) fn advance(chain: Chain, lanes: &mut [Lane<'_>], count: usize) -> bool {
+    let Some((token, rounds)) = common_aesni(lanes, count) else {
+        return false;
+    };
+    macro_rules! lanes {
+        ($($n:literal),*) => {
+            match lanes.len() {
+                $($n => run::<$n>(token, chain, (rounds, count), lanes),)*
+                _ => false,
+            }
+        };
+    }
+    const _: () = assert!(MAX_KERNEL_LANES == 8);
+    lanes!(1, 2, 3, 4, 5, 6, 7, 8)
+}
+
+/// The token and round count, if every lane is an AES-NI key with the same round count and
+/// `count` blocks left.
+fn common_aesni(lanes: &[Lane<'_>], count: usize) -> Option<(Aesni, usize)> {
+    let BlockCipher::Aesni(keys, token) = lanes.first()?.cipher else {
+        return None;
+    };
+    let rounds = keys.schedule().1;
+    let uniform = lanes.iter().all(|lane| {
+        matches!(lane.cipher, BlockCipher::Aesni(keys, _) if keys.schedule().1 == rounds)
+            && lane.remaining() >= count
+    });
+    uniform.then_some((*token, rounds))
+}
+
+fn run<const LANES: usize>(
+    token: Aesni,
+    chain: Chain,
+    (rounds, count): (usize, usize),
+    lanes: &mut [Lane<'_>],
+) -> bool {
+    let Ok(lanes) = <&mut [Lane<'_>; LANES]>::try_from(lanes) else {
+        return false;
+    };
+    let mut keys: [Option<&[__m128i; 15]>; LANES] = [None; LANES];
+    for (key, lane) in keys.iter_mut().zip(lanes.iter()) {
+        let BlockCipher::Aesni(round_keys, _) = lane.cipher else {
+            return false;
+        };
+        *key = Some(round_keys.schedule().0);
+    }
+    let Some(first) = keys[0] else { return false };
+    let keys = keys.map(|key| key.unwrap_or(first));
+    let mut states = [[0u8; 16]; LANES];
+    for (state, lane) in states.iter_mut().zip(lanes.iter()) {
+        *state = lane.state;
+    }
+    let mut blocks = lanes.each_mut().map(|lane| lane.window(count));
+    let _: Aesni = token;
+    // SAFETY: the token proves the CPU has the features the kernel enables (every arm).
+    unsafe {
+        match chain {
+            Chain::CbcEncrypt => {
+                chain_kernel::<LANES, CBC_ENCRYPT>(&keys, rounds, &mut states, &mut blocks, count)
+            }
+            Chain::CfbEncrypt => {
+                chain_kernel::<LANES, CFB_ENCRYPT>(&keys, rounds, &mut states, &mut blocks, count)
+            }
+            Chain::Ofb => {
+                chain_kernel::<LANES, OFB>(&keys, rounds, &mut states, &mut blocks, count)
+            }
+            Chain::CbcMac => {
+                chain_kernel::<LANES, CBC_MAC>(&keys, rounds, &mut states, &mut blocks, count)
+            }
+        }
+    }
+    for (lane, state) in lanes.iter_mut().zip(states) {
+        lane.state = state;
+    }
+    true
+}
+
+#[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
+#[allow(
+    clippy::needless_range_loop,
+    reason = "the lane index addresses four parallel arrays"
+)]
+fn chain_kernel<const LANES: usize, const MODE: u8>(
+    keys: &[&[__m128i; 15]; LANES],
+    rounds: usize,
+    state_bytes: &mut [[u8; 16]; LANES],
+    blocks: &mut [&mut [[u8; 16]]; LANES],
+    count: usize,
+) {
+    let mut states = state_bytes.map(|state| load128(&state));
+    for j in 0..count {
+        let mut x = states;
+        for l in 0..LANES {
+            if MODE == CBC_ENCRYPT || MODE == CBC_MAC {
+                x[l] = _mm_xor_si128(x[l], load128(&blocks[l][j]));
+            }
+            x[l] = _mm_xor_si128(x[l], keys[l][0]);
+        }
+        for round in 1..rounds {
+            for l in 0..LANES {
+                x[l] = _mm_aesenc_si128(x[l], keys[l][round]);
+            }
+        }
+        for l in 0..LANES {
+            x[l] = _mm_aesenclast_si128(x[l], keys[l][rounds]);
+            match MODE {
+                CBC_ENCRYPT => {
+                    states[l] = x[l];
+                    blocks[l][j] = store128(x[l]);
+                }
+                CFB_ENCRYPT => {
+                    states[l] = _mm_xor_si128(load128(&blocks[l][j]), x[l]);
+                    blocks[l][j] = store128(states[l]);
+                }
+                OFB => {
+                    states[l] = x[l];
+                    blocks[l][j] = store128(_mm_xor_si128(load128(&blocks[l][j]), x[l]));
+                }
+                _ => states[l] = x[l],
+            }
+        }
+    }
+    *state_bytes = states.map(store128);
+}

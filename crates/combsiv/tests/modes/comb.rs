@@ -1,0 +1,325 @@
+//! The comb engine: batch results equal per-message results (which `differential.rs` checks
+//! against RustCrypto), for every schedule, several lane counts and every backend, with mixed
+//! lengths, shared and per-job keys, and AES-128 and AES-256 in one call.
+
+use combsiv::comb::{CbcJob, CcmJob, CfbJob, CmacJob, Comb, OfbJob, Schedule, SivJob};
+use combsiv::modes::{self, Ccm};
+use combsiv::{Aes, Aes128GcmSiv, Backend, Error};
+
+use crate::common::{Rng, hex, load_vectors};
+
+const SCHEDULES: [Schedule; 2] = [Schedule::Windows, Schedule::Greedy];
+
+fn engines() -> impl Iterator<Item = Comb> {
+    SCHEDULES.into_iter().flat_map(|schedule| {
+        [1, 3, 8, 12].map(move |lanes| Comb::with_lanes(lanes).with_schedule(schedule))
+    })
+}
+
+/// Random messages: 1..=3x lanes of them, lengths 0..=5000 with empty and one-block ones.
+fn messages(rng: &mut Rng, lanes: usize, whole_blocks: bool) -> Vec<Vec<u8>> {
+    let count = 1 + rng.below(3 * lanes);
+    (0..count)
+        .map(|_| {
+            let len = match rng.below(5) {
+                0 => 0,
+                1 => 16,
+                2 => rng.below(48),
+                _ => rng.below(5001),
+            };
+            rng.bytes(if whole_blocks { len / 16 * 16 } else { len })
+        })
+        .collect()
+}
+
+/// A pool of keys of both sizes; jobs pick shared or individual ones.
+fn keys(rng: &mut Rng, backend: Backend) -> Vec<Aes> {
+    (0..5)
+        .map(|i| Aes::with_backend(&rng.bytes(if i % 2 == 0 { 16 } else { 32 }), backend).unwrap())
+        .collect()
+}
+
+#[test]
+fn chained_modes_match_single_message() {
+    let mut rng = Rng::new(41);
+    for backend in Backend::available() {
+        let pool = keys(&mut rng, backend);
+        for mut comb in engines() {
+            let context = format!("{backend} {:?}", comb);
+            for whole in [true, false] {
+                let originals = messages(&mut rng, comb.lanes(), whole);
+                let picks: Vec<(usize, [u8; 16])> = originals
+                    .iter()
+                    .map(|_| (rng.below(pool.len()), rng.array()))
+                    .collect();
+                type Single = fn(&Aes, &[u8; 16], &mut [u8]) -> Result<(), Error>;
+                let expect = |single: Single| -> Vec<Vec<u8>> {
+                    originals
+                        .iter()
+                        .zip(&picks)
+                        .map(|(m, (k, iv))| {
+                            let mut m = m.clone();
+                            single(&pool[*k], iv, &mut m).unwrap();
+                            m
+                        })
+                        .collect()
+                };
+                if whole {
+                    let mut data = originals.clone();
+                    let mut jobs: Vec<CbcJob> = data
+                        .iter_mut()
+                        .zip(&picks)
+                        .map(|(d, (k, iv))| CbcJob {
+                            key: &pool[*k],
+                            iv: *iv,
+                            data: d,
+                        })
+                        .collect();
+                    comb.cbc_encrypt(&mut jobs).unwrap();
+                    assert_eq!(data, expect(modes::cbc_encrypt), "cbc {context}");
+                    let stats = comb.last_stats();
+                    assert!(
+                        stats.busy <= stats.slots && (0.0..=1.0).contains(&stats.idle_fraction())
+                    );
+                }
+                let mut data = originals.clone();
+                let mut jobs: Vec<CfbJob> = data
+                    .iter_mut()
+                    .zip(&picks)
+                    .map(|(d, (k, iv))| CfbJob {
+                        key: &pool[*k],
+                        iv: *iv,
+                        data: d,
+                    })
+                    .collect();
+                comb.cfb_encrypt(&mut jobs).unwrap();
+                assert_eq!(data, expect(modes::cfb_encrypt), "cfb {context}");
+                let mut data = originals.clone();
+                let mut jobs: Vec<OfbJob> = data
+                    .iter_mut()
+                    .zip(&picks)
+                    .map(|(d, (k, iv))| OfbJob {
+                        key: &pool[*k],
+                        iv: *iv,
+                        data: d,
+                    })
+                    .collect();
+                comb.ofb(&mut jobs).unwrap();
+                assert_eq!(data, expect(modes::ofb_apply), "ofb {context}");
+                let mut jobs: Vec<CmacJob> = originals
+                    .iter()
+                    .zip(&picks)
+                    .map(|(m, (k, _))| CmacJob {
+                        key: &pool[*k],
+                        message: m,
+                        tag: [0; 16],
+                    })
+                    .collect();
+                comb.cmac(&mut jobs).unwrap();
+                for (job, (m, (k, _))) in jobs.iter().zip(originals.iter().zip(&picks)) {
+                    assert_eq!(job.tag, modes::cmac(&pool[*k], m), "cmac {context}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn cbc_rejects_partial_blocks_before_any_work() {
+    let key = Aes::new(&[1; 16]).unwrap();
+    let (mut a, mut b) = (vec![5u8; 32], vec![5u8; 33]);
+    let mut jobs = [
+        CbcJob {
+            key: &key,
+            iv: [0; 16],
+            data: &mut a,
+        },
+        CbcJob {
+            key: &key,
+            iv: [0; 16],
+            data: &mut b,
+        },
+    ];
+    assert_eq!(
+        Comb::new().cbc_encrypt(&mut jobs),
+        Err(Error::InvalidLength)
+    );
+    assert_eq!(a, vec![5u8; 32], "no job may be touched");
+    assert!(Comb::new().cbc_encrypt(&mut []).is_ok());
+    assert!(Comb::new().lanes() >= 1);
+}
+
+#[test]
+fn ccm_batches_match_single_message_and_fail_alone() {
+    let mut rng = Rng::new(42);
+    for backend in Backend::available() {
+        let ccms = [
+            Ccm::with_backend(&rng.bytes(16), 13, 8, backend).unwrap(),
+            Ccm::with_backend(&rng.bytes(32), 12, 16, backend).unwrap(),
+            Ccm::with_backend(&rng.bytes(16), 7, 4, backend).unwrap(),
+        ];
+        for mut comb in engines() {
+            let originals = messages(&mut rng, comb.lanes(), false);
+            let params: Vec<(usize, Vec<u8>, Vec<u8>)> = originals
+                .iter()
+                .map(|_| {
+                    let c = rng.below(ccms.len());
+                    (c, rng.bytes(ccms[c].nonce_len()), {
+                        let aad_len = [0, 1, 16, 17, 300][rng.below(5)];
+                        rng.bytes(aad_len)
+                    })
+                })
+                .collect();
+            let mut data = originals.clone();
+            let mut jobs: Vec<CcmJob> = data
+                .iter_mut()
+                .zip(&params)
+                .map(|(d, (c, n, a))| CcmJob {
+                    ccm: &ccms[*c],
+                    nonce: n,
+                    aad: a,
+                    data: d,
+                    tag: [0; 16],
+                    authentic: false,
+                })
+                .collect();
+            comb.ccm_seal(&mut jobs).unwrap();
+            for (job, (m, (c, n, a))) in jobs.iter().zip(originals.iter().zip(&params)) {
+                let single = ccms[*c].encrypt(n, a, m).unwrap();
+                assert_eq!(
+                    [&job.data[..], &job.tag[..ccms[*c].tag_len()]].concat(),
+                    single,
+                    "{backend} {comb:?}"
+                );
+            }
+            // Tamper with every third job: exactly those fail, are zeroed, the rest open.
+            let tampered: Vec<bool> = (0..jobs.len()).map(|i| i % 3 == 1).collect();
+            for (job, &bad) in jobs.iter_mut().zip(&tampered) {
+                if bad {
+                    job.tag[0] ^= 1;
+                }
+            }
+            let result = comb.ccm_open(&mut jobs);
+            assert_eq!(result.is_err(), tampered.iter().any(|&b| b));
+            for ((job, &bad), m) in jobs.iter().zip(&tampered).zip(&originals) {
+                assert_eq!(job.authentic, !bad);
+                if bad {
+                    assert!(job.data.iter().all(|&b| b == 0));
+                } else {
+                    assert_eq!(&job.data[..], &m[..]);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn siv_batches_match_single_message_and_fail_alone() {
+    let mut rng = Rng::new(43);
+    for backend in Backend::available() {
+        let cipher = Aes128GcmSiv::with_backend(&rng.array(), backend).unwrap();
+        let originals = messages(&mut rng, 8, false);
+        let params: Vec<([u8; 12], Vec<u8>)> = originals
+            .iter()
+            .map(|_| {
+                let aad_len = rng.below(40);
+                (rng.array(), rng.bytes(aad_len))
+            })
+            .collect();
+        let mut data = originals.clone();
+        let mut jobs: Vec<SivJob> = data
+            .iter_mut()
+            .zip(&params)
+            .map(|(d, (n, a))| SivJob {
+                nonce: *n,
+                aad: a,
+                data: d,
+                tag: [0; 16],
+                authentic: false,
+            })
+            .collect();
+        cipher.seal_batch(&mut jobs).unwrap();
+        for (job, (m, (n, a))) in jobs.iter().zip(originals.iter().zip(&params)) {
+            assert_eq!(
+                [&job.data[..], &job.tag[..]].concat(),
+                cipher.encrypt(n, a, m).unwrap()
+            );
+        }
+        let bad = jobs.len() / 2;
+        jobs[bad].tag[15] ^= 0x80;
+        assert_eq!(cipher.open_batch(&mut jobs), Err(Error::Authentication));
+        for (i, (job, m)) in jobs.iter().zip(&originals).enumerate() {
+            assert_eq!(job.authentic, i != bad);
+            if i == bad {
+                assert!(job.data.iter().all(|&b| b == 0));
+            } else {
+                assert_eq!(&job.data[..], &m[..]);
+            }
+        }
+    }
+}
+
+#[test]
+fn official_vectors_through_the_batch_apis() {
+    let modes_file = load_vectors("sp800-38a.json");
+    let cmac_file = load_vectors("rfc4493-cmac.json");
+    for backend in Backend::available() {
+        for mut comb in engines() {
+            for v in modes_file["vectors"].as_array().unwrap() {
+                let key = Aes::with_backend(&hex(&v["key"]), backend).unwrap();
+                let iv: [u8; 16] = hex(&v["iv"]).try_into().unwrap();
+                let mut data = hex(&v["plaintext"]);
+                match v["mode"].as_str().unwrap() {
+                    "CBC" => comb
+                        .cbc_encrypt(&mut [CbcJob {
+                            key: &key,
+                            iv,
+                            data: &mut data,
+                        }])
+                        .unwrap(),
+                    "CFB128" => comb
+                        .cfb_encrypt(&mut [CfbJob {
+                            key: &key,
+                            iv,
+                            data: &mut data,
+                        }])
+                        .unwrap(),
+                    "OFB" => comb
+                        .ofb(&mut [OfbJob {
+                            key: &key,
+                            iv,
+                            data: &mut data,
+                        }])
+                        .unwrap(),
+                    _ => continue,
+                }
+                assert_eq!(data, hex(&v["ciphertext"]), "{} {backend}", v["id"]);
+            }
+            let keys: Vec<Aes> = cmac_file["vectors"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| Aes::with_backend(&hex(&v["key"]), backend).unwrap())
+                .collect();
+            let messages: Vec<Vec<u8>> = cmac_file["vectors"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| hex(&v["message"]))
+                .collect();
+            let mut jobs: Vec<CmacJob> = keys
+                .iter()
+                .zip(&messages)
+                .map(|(key, message)| CmacJob {
+                    key,
+                    message,
+                    tag: [0; 16],
+                })
+                .collect();
+            comb.cmac(&mut jobs).unwrap();
+            for (job, v) in jobs.iter().zip(cmac_file["vectors"].as_array().unwrap()) {
+                assert_eq!(job.tag.to_vec(), hex(&v["tag"]), "{} {backend}", v["id"]);
+            }
+        }
+    }
+}
