@@ -4,6 +4,7 @@
 //! nonce, per-message work is timed; decryption opens valid ciphertexts; each cell is the
 //! median of repeated batches with all rows interleaved; units are TSC cycles and GB/s.
 
+mod comb_tables;
 mod measure;
 mod report;
 mod subjects;
@@ -20,15 +21,17 @@ use crate::workloads::Workload;
 
 struct Options {
     quick: bool,
+    only: Option<String>,
     backends: Vec<Backend>,
     json: Option<String>,
 }
 
-const USAGE: &str = "usage: combsiv-bench [--quick] [--backend portable|aesni|vaes] [--json PATH]";
+const USAGE: &str = "usage: combsiv-bench [--quick] [--only aead|comb] [--backend portable|aesni|vaes] [--json PATH]";
 
 fn parse_options() -> Result<Options, String> {
     let mut options = Options {
         quick: false,
+        only: None,
         backends: Backend::available(),
         json: None,
     };
@@ -48,6 +51,13 @@ fn parse_options() -> Result<Options, String> {
                 options.backends = vec![backend];
             }
             "--json" => options.json = Some(args.next().ok_or("--json needs a path")?),
+            "--only" => {
+                let part = args.next().ok_or("--only needs aead or comb")?;
+                if part != "aead" && part != "comb" {
+                    return Err(format!("--only takes aead or comb, not {part:?}"));
+                }
+                options.only = Some(part);
+            }
             "-h" | "--help" => return Err(USAGE.to_string()),
             other => return Err(format!("unknown argument {other:?}\n{USAGE}")),
         }
@@ -137,12 +147,34 @@ fn main() -> ExitCode {
         "no AAD; fresh nonce per message; decryption copies the ciphertext into place, then opens it\n"
     );
 
+    if options.only.as_deref() != Some("comb")
+        && let Err(code) = aead_tables(&options, tsc_hz, effort)
+    {
+        return code;
+    }
+    if options.only.as_deref() != Some("aead") {
+        println!(
+            "\n## The comb engine (our detected backend: {})\n",
+            Backend::detected()
+        );
+        println!(
+            "{}",
+            comb_tables::cbc_by_lanes(effort, if options.quick { 12 } else { 24 })
+        );
+        println!("{}", comb_tables::modes_table(effort));
+        println!("{}", comb_tables::siv_batch_table(effort));
+    }
+    ExitCode::SUCCESS
+}
+
+/// The AEAD tables: every implementation, every workload, target ratios, JSON.
+fn aead_tables(options: &Options, tsc_hz: f64, effort: Effort) -> Result<(), ExitCode> {
     let mut implementations = subjects::all(&options.backends, &[0x42; 32]);
     if let Err(problem) = self_check(&mut implementations) {
         eprintln!(
             "combsiv-bench: self-check failed: {problem}\nfix the implementation before timing it"
         );
-        return ExitCode::from(1);
+        return Err(ExitCode::from(1));
     }
     let workloads = Workload::all();
     let operations = [Operation::Encrypt, Operation::Decrypt];
@@ -175,14 +207,14 @@ fn main() -> ExitCode {
     for target in results.targets(&ours) {
         println!("{}", target.line());
     }
-    if let Some(path) = options.json {
+    if let Some(path) = &options.json {
         let text = serde_json::to_string_pretty(&results.json(&ours)).unwrap_or_default();
-        if let Err(error) = std::fs::write(&path, text) {
+        if let Err(error) = std::fs::write(path, text) {
             eprintln!(
                 "combsiv-bench: cannot write {path}: {error}\ncheck that the directory exists and is writable"
             );
-            return ExitCode::from(3);
+            return Err(ExitCode::from(3));
         }
     }
-    ExitCode::SUCCESS
+    Ok(())
 }

@@ -19,6 +19,8 @@ use core::arch::x86_64::*;
 
 use super::lanes::{Chain, Lane, MAX_KERNEL_LANES};
 use crate::aes::BlockCipher;
+use zeroize::Zeroize;
+
 use crate::cpu::x86::{Aesni, load128, store128};
 
 const CBC_ENCRYPT: u8 = 0;
@@ -112,12 +114,22 @@ fn run<const LANES: usize>(
     reason = "the lane index addresses four parallel arrays"
 )]
 fn chain_kernel<const LANES: usize, const MODE: u8>(
-    keys: &[&[__m128i; 15]; LANES],
+    key_refs: &[&[__m128i; 15]; LANES],
     rounds: usize,
     state_bytes: &mut [[u8; 16]; LANES],
     blocks: &mut [&mut [[u8; 16]]; LANES],
     count: usize,
 ) {
+    // The round keys of all lanes in one stack array, addressed from the stack pointer: eight
+    // key pointers on top of eight data pointers would exhaust the general registers.
+    let mut keys = [[_mm_setzero_si128(); 15]; LANES];
+    for (copy, key) in keys.iter_mut().zip(key_refs) {
+        copy[..=rounds].copy_from_slice(&key[..=rounds]);
+    }
+    // Every lane has at least `count` blocks; saying so once lets the loop drop the checks.
+    if blocks.iter().any(|lane| lane.len() < count) {
+        return;
+    }
     let mut states = state_bytes.map(|state| load128(&state));
     for j in 0..count {
         let mut x = states;
@@ -152,4 +164,5 @@ fn chain_kernel<const LANES: usize, const MODE: u8>(
         }
     }
     *state_bytes = states.map(store128);
+    keys.zeroize();
 }

@@ -23,6 +23,7 @@ pub use self::ccm::Ccm;
 #[cfg(feature = "alloc")]
 pub(crate) use self::cmac::cmac_blocks;
 pub use self::cmac::{cmac, cmac_verify};
+use crate::aes::Counter32;
 use crate::{Aes, Error};
 
 /// Blocks handed to the cipher per call where the mode is parallel: enough to amortise the
@@ -158,18 +159,22 @@ pub fn ofb_apply(key: &Aes, iv: &[u8; 16], buf: &mut [u8]) -> Result<(), Error> 
 /// CTR (SP 800-38A 6.5) with the whole 128-bit block as a big-endian counter starting at
 /// `counter` and wrapping modulo 2^128; encryption and decryption are the same operation.
 pub fn ctr_apply(key: &Aes, counter: &[u8; 16], buf: &mut [u8]) -> Result<(), Error> {
+    // The AEAD keystream kernel increments the low 32 bits only; run it on each stretch in
+    // which those do not wrap, and carry into the upper 96 bits between stretches.
     let mut next = u128::from_be_bytes(*counter);
-    let mut keystream = [[0u8; 16]; BATCH];
-    for chunk in buf.chunks_mut(16 * BATCH) {
-        let blocks = chunk.len().div_ceil(16);
-        for block in &mut keystream[..blocks] {
-            *block = next.to_be_bytes();
-            next = next.wrapping_add(1);
-        }
-        key.cipher.encrypt_blocks(&mut keystream[..blocks]);
-        xor_into(chunk, keystream.as_flattened());
+    let mut rest = buf;
+    while !rest.is_empty() {
+        let until_wrap = (1u128 << 32) - (next & 0xFFFF_FFFF);
+        let stretch = (rest.len().div_ceil(16) as u128).min(until_wrap);
+        let bytes = rest
+            .len()
+            .min(usize::try_from(stretch * 16).unwrap_or(usize::MAX));
+        let (now, later) = rest.split_at_mut(bytes);
+        key.cipher
+            .apply_keystream(&next.to_be_bytes(), Counter32::BigEndianLast, now);
+        next = next.wrapping_add(stretch);
+        rest = later;
     }
-    keystream.zeroize();
     Ok(())
 }
 
