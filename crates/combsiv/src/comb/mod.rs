@@ -305,10 +305,17 @@ impl Comb {
         self.scratch.resize(sizes.iter().sum(), [0; 16]);
         let mut lanes = Vec::with_capacity(jobs.len());
         let mut rest = self.scratch.as_mut_slice();
+        // Subkeys cost two AES calls; derive them once per run of jobs sharing a key.
+        let mut subkeys: Option<(&Aes, crate::modes::CmacSubkeys)> = None;
         for (job, (j, &size)) in jobs.iter().zip(&sizes).enumerate() {
             let (blocks, after) = rest.split_at_mut(size);
             rest = after;
-            crate::modes::cmac_blocks(j.key, j.message, blocks);
+            let current = match subkeys {
+                Some((key, keys)) if core::ptr::eq(key, j.key) => keys,
+                _ => crate::modes::cmac_subkeys(j.key),
+            };
+            subkeys = Some((j.key, current));
+            crate::modes::cmac_blocks(&current, j.message, blocks);
             lanes.push(Lane {
                 cipher: &j.key.cipher,
                 state: [0; 16],
@@ -325,6 +332,10 @@ impl Comb {
             self.lanes,
             &mut self.stats,
         );
+        if let Some((_, (k1, k2))) = subkeys.as_mut() {
+            k1.zeroize();
+            k2.zeroize();
+        }
         for lane in &lanes {
             if let Some(job) = jobs.get_mut(lane.job) {
                 job.tag = lane.state;

@@ -197,7 +197,8 @@ impl Ccm {
         1 + aad_blocks + plaintext_len.div_ceil(16)
     }
 
-    /// The blocks [`Ccm::mac`] runs over, written out for the comb engine's lanes.
+    /// The blocks [`Ccm::mac`] runs over, written out for the comb engine's lanes
+    /// ([`Ccm::mac_input_blocks`] of them; `out` arrives zeroed).
     #[cfg(feature = "alloc")]
     pub(crate) fn write_mac_input(
         &self,
@@ -206,20 +207,17 @@ impl Ccm {
         plaintext: &[u8],
         out: &mut [[u8; 16]],
     ) {
-        let mut slots = out.iter_mut();
-        let mut put = |block: &[u8]| {
-            if let Some(slot) = slots.next() {
-                *slot = [0; 16];
-                slot[..block.len()].copy_from_slice(block);
+        let header_blocks = self.mac_input_blocks(aad.len(), 0);
+        let (header, payload) = out.split_at_mut(header_blocks.min(out.len()));
+        if let Some((b0, aad_blocks)) = header.split_first_mut() {
+            *b0 = self.b0(nonce, aad.len(), plaintext.len());
+            if let (false, Some((first, after))) = (aad.is_empty(), aad_blocks.split_first_mut()) {
+                let (encoded, consumed) = aad_header(aad);
+                *first = encoded;
+                copy_padded(&aad[consumed..], after);
             }
-        };
-        put(&self.b0(nonce, aad.len(), plaintext.len()));
-        if !aad.is_empty() {
-            let (header, consumed) = aad_header(aad);
-            put(&header);
-            aad[consumed..].chunks(16).for_each(&mut put);
         }
-        plaintext.chunks(16).for_each(&mut put);
+        copy_padded(plaintext, payload);
     }
 
     /// A.2.1: flags (Adata, (M - 2) / 2, L - 1) || N || Q.
@@ -257,6 +255,14 @@ impl Ccm {
         mac[self.tag_len..].zeroize();
         mac
     }
+}
+
+/// Copies `data` into `out`, whose blocks arrive zeroed, so the last one ends up padded.
+#[cfg(feature = "alloc")]
+fn copy_padded(data: &[u8], out: &mut [[u8; 16]]) {
+    let flat = out.as_flattened_mut();
+    let len = data.len().min(flat.len());
+    flat[..len].copy_from_slice(&data[..len]);
 }
 
 /// A.2.2: the first AAD block (the length encoding, then as much AAD as fits) and how many

@@ -15,8 +15,11 @@ fn double(block: &[u8; 16]) -> [u8; 16] {
     ((value << 1) ^ (carry & 0x87)).to_be_bytes()
 }
 
+/// CMAC's two subkeys, K1 and K2.
+pub(crate) type Subkeys = ([u8; 16], [u8; 16]);
+
 /// RFC 4493 2.3: K1 = dbl(AES(0)), K2 = dbl(K1).
-fn subkeys(key: &Aes) -> ([u8; 16], [u8; 16]) {
+pub(crate) fn subkeys(key: &Aes) -> Subkeys {
     let mut l = key.cipher.encrypt_block(&[0; 16]);
     let k1 = double(&l);
     let k2 = double(&k1);
@@ -26,8 +29,10 @@ fn subkeys(key: &Aes) -> ([u8; 16], [u8; 16]) {
 
 /// RFC 4493 2.4 steps 3-4: the message split into the blocks CBC-MAC runs over unchanged
 /// and the last block, padded with 10* if incomplete and masked with K1 or K2.
-fn split_final_block<'m>(key: &Aes, message: &'m [u8]) -> (&'m [[u8; 16]], [u8; 16]) {
-    let (mut k1, mut k2) = subkeys(key);
+fn split_final_block<'m>(
+    (k1, k2): &([u8; 16], [u8; 16]),
+    message: &'m [u8],
+) -> (&'m [[u8; 16]], [u8; 16]) {
     let last_len = match message.len() % 16 {
         0 if !message.is_empty() => 16,
         partial => partial,
@@ -36,19 +41,20 @@ fn split_final_block<'m>(key: &Aes, message: &'m [u8]) -> (&'m [[u8; 16]], [u8; 
     let mut final_block = [0u8; 16];
     final_block[..last.len()].copy_from_slice(last);
     if last.len() == 16 {
-        xor_into(&mut final_block, &k1);
+        xor_into(&mut final_block, k1);
     } else {
         final_block[last.len()] = 0x80;
-        xor_into(&mut final_block, &k2);
+        xor_into(&mut final_block, k2);
     }
-    k1.zeroize();
-    k2.zeroize();
     (body.as_chunks::<16>().0, final_block)
 }
 
 /// The 16-byte AES-CMAC of `message` (RFC 4493 2.4).
 pub fn cmac(key: &Aes, message: &[u8]) -> [u8; 16] {
-    let (body, mut final_block) = split_final_block(key, message);
+    let mut subkeys = subkeys(key);
+    let (body, mut final_block) = split_final_block(&subkeys, message);
+    subkeys.0.zeroize();
+    subkeys.1.zeroize();
     let mut state = [0u8; 16];
     cbc_mac(key, &mut state, body);
     cbc_mac(key, &mut state, &[final_block]);
@@ -57,10 +63,10 @@ pub fn cmac(key: &Aes, message: &[u8]) -> [u8; 16] {
 }
 
 /// Writes the blocks CMAC's CBC-MAC runs over (`max(1, ceil(len / 16))` of them) into `out`,
-/// for the comb engine's lanes.
+/// for the comb engine's lanes, given the key's [`subkeys`].
 #[cfg(feature = "alloc")]
-pub(crate) fn cmac_blocks(key: &Aes, message: &[u8], out: &mut [[u8; 16]]) {
-    let (body, mut final_block) = split_final_block(key, message);
+pub(crate) fn cmac_blocks(subkeys: &([u8; 16], [u8; 16]), message: &[u8], out: &mut [[u8; 16]]) {
+    let (body, mut final_block) = split_final_block(subkeys, message);
     for (slot, block) in out
         .iter_mut()
         .zip(body.iter().chain(core::iter::once(&final_block)))

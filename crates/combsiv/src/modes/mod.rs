@@ -21,7 +21,7 @@ use zeroize::Zeroize;
 
 pub use self::ccm::Ccm;
 #[cfg(feature = "alloc")]
-pub(crate) use self::cmac::cmac_blocks;
+pub(crate) use self::cmac::{Subkeys as CmacSubkeys, cmac_blocks, subkeys as cmac_subkeys};
 pub use self::cmac::{cmac, cmac_verify};
 use crate::aes::Counter32;
 use crate::{Aes, Error};
