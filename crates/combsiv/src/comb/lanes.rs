@@ -60,21 +60,39 @@ pub(crate) struct Lane<'a> {
     pub(crate) position: usize,
     /// Which job this lane belongs to, to write the state back.
     pub(crate) job: usize,
+    /// Backend and key size, computed once: lanes of one kind share a kernel call.
+    kind: (u8, u16),
 }
 
-impl Lane<'_> {
+impl<'a> Lane<'a> {
+    pub(crate) fn new(
+        cipher: &'a BlockCipher,
+        state: [u8; 16],
+        blocks: &'a mut [[u8; 16]],
+        job: usize,
+    ) -> Self {
+        let backend = match cipher {
+            BlockCipher::Portable(_) => 0,
+            #[cfg(target_arch = "x86_64")]
+            BlockCipher::Aesni(..) => 1,
+        };
+        Lane {
+            cipher,
+            state,
+            blocks,
+            position: 0,
+            job,
+            kind: (backend, cipher.key_bits() as u16),
+        }
+    }
+
     pub(crate) fn remaining(&self) -> usize {
         self.blocks.len() - self.position
     }
 
     /// Lanes with the same key kind advance in one kernel call.
-    pub(crate) fn kind(&self) -> (u8, usize) {
-        let backend = match self.cipher {
-            BlockCipher::Portable(_) => 0,
-            #[cfg(target_arch = "x86_64")]
-            BlockCipher::Aesni(..) => 1,
-        };
-        (backend, self.cipher.key_bits())
+    pub(crate) fn kind(&self) -> (u8, u16) {
+        self.kind
     }
 
     /// The next `count` blocks (never past the end).

@@ -199,13 +199,7 @@ impl Comb {
         let mut lanes: Vec<Lane<'_>> = jobs
             .iter_mut()
             .enumerate()
-            .map(|(job, j)| Lane {
-                cipher: &j.key.cipher,
-                state: j.iv,
-                blocks: j.data.as_chunks_mut::<16>().0,
-                position: 0,
-                job,
-            })
+            .map(|(job, j)| Lane::new(&j.key.cipher, j.iv, j.data.as_chunks_mut::<16>().0, job))
             .collect();
         self.run(Chain::CbcEncrypt, &mut lanes);
         Ok(())
@@ -239,12 +233,8 @@ impl Comb {
             let mut lanes: Vec<Lane<'_>> = jobs
                 .iter_mut()
                 .enumerate()
-                .map(|(job, (key, iv, data))| Lane {
-                    cipher: &key.cipher,
-                    state: *iv,
-                    blocks: data.as_chunks_mut::<16>().0,
-                    position: 0,
-                    job,
+                .map(|(job, (key, iv, data))| {
+                    Lane::new(&key.cipher, *iv, data.as_chunks_mut::<16>().0, job)
                 })
                 .collect();
             self.run(chain, &mut lanes);
@@ -267,13 +257,12 @@ impl Comb {
             }
             if let Some(slot) = slots.next() {
                 slot[..tail.len()].copy_from_slice(tail);
-                tail_lanes.push(Lane {
-                    cipher: &key.cipher,
-                    state: states[job],
-                    blocks: core::slice::from_mut(slot),
-                    position: 0,
+                tail_lanes.push(Lane::new(
+                    &key.cipher,
+                    states[job],
+                    core::slice::from_mut(slot),
                     job,
-                });
+                ));
             }
         }
         lanes::advance(chain, &mut tail_lanes, 1);
@@ -316,13 +305,7 @@ impl Comb {
             };
             subkeys = Some((j.key, current));
             crate::modes::cmac_blocks(&current, j.message, blocks);
-            lanes.push(Lane {
-                cipher: &j.key.cipher,
-                state: [0; 16],
-                blocks,
-                position: 0,
-                job,
-            });
+            lanes.push(Lane::new(&j.key.cipher, [0; 16], blocks, job));
         }
         self.stats = ScheduleStats::default();
         schedule::run(
@@ -402,13 +385,7 @@ impl Comb {
             let (blocks, after) = rest.split_at_mut(size);
             rest = after;
             j.ccm.write_mac_input(j.nonce, j.aad, j.data, blocks);
-            lanes.push(Lane {
-                cipher: j.ccm.cipher(),
-                state: [0; 16],
-                blocks,
-                position: 0,
-                job,
-            });
+            lanes.push(Lane::new(j.ccm.cipher(), [0; 16], blocks, job));
         }
         self.stats = ScheduleStats::default();
         schedule::run(
