@@ -171,8 +171,16 @@ pub(crate) fn expand_key(low: __m128i, high: Option<__m128i>) -> RoundKeys {
 
 #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
 fn encrypt_ecb(round_keys: &RoundKeys, blocks: &mut [[u8; 16]]) {
+    // One block (the chained modes' every step): straight through, nothing padded.
+    if let [block] = blocks {
+        let mut state = [load128(block)];
+        round_keys.encrypt(&mut state);
+        *block = store128(state[0]);
+        return;
+    }
     // Up to eight blocks at a time; a short batch (GCM-SIV's 4 or 6 derivation blocks) is
-    // padded to four or eight, which costs no latency and little throughput.
+    // padded to four or eight, which costs no latency and little throughput. The state left
+    // in registers is the output just stored, so there is nothing to wipe.
     for chunk in blocks.chunks_mut(CTR_BLOCKS) {
         let mut state = [_mm_setzero_si128(); CTR_BLOCKS];
         for (value, block) in state.iter_mut().zip(chunk.iter()) {
@@ -188,7 +196,6 @@ fn encrypt_ecb(round_keys: &RoundKeys, blocks: &mut [[u8; 16]]) {
         for (block, value) in chunk.iter_mut().zip(state) {
             *block = store128(value);
         }
-        state.zeroize();
     }
 }
 

@@ -85,21 +85,35 @@ fn run<const LANES: usize>(
     }
     let mut blocks = lanes.each_mut().map(|lane| lane.window(count));
     let _: Aesni = token;
+    let shared = keys.iter().all(|key| core::ptr::eq(*key, keys[0]));
+    macro_rules! kernel {
+        ($mode:expr) => {
+            if shared {
+                chain_kernel::<LANES, { $mode }, true>(
+                    &keys,
+                    rounds,
+                    &mut states,
+                    &mut blocks,
+                    count,
+                )
+            } else {
+                chain_kernel::<LANES, { $mode }, false>(
+                    &keys,
+                    rounds,
+                    &mut states,
+                    &mut blocks,
+                    count,
+                )
+            }
+        };
+    }
     // SAFETY: the token proves the CPU has the features the kernel enables (every arm).
     unsafe {
         match chain {
-            Chain::CbcEncrypt => {
-                chain_kernel::<LANES, CBC_ENCRYPT>(&keys, rounds, &mut states, &mut blocks, count)
-            }
-            Chain::CfbEncrypt => {
-                chain_kernel::<LANES, CFB_ENCRYPT>(&keys, rounds, &mut states, &mut blocks, count)
-            }
-            Chain::Ofb => {
-                chain_kernel::<LANES, OFB>(&keys, rounds, &mut states, &mut blocks, count)
-            }
-            Chain::CbcMac => {
-                chain_kernel::<LANES, CBC_MAC>(&keys, rounds, &mut states, &mut blocks, count)
-            }
+            Chain::CbcEncrypt => kernel!(CBC_ENCRYPT),
+            Chain::CfbEncrypt => kernel!(CFB_ENCRYPT),
+            Chain::Ofb => kernel!(OFB),
+            Chain::CbcMac => kernel!(CBC_MAC),
         }
     }
     for (lane, state) in lanes.iter_mut().zip(states) {
@@ -113,19 +127,29 @@ fn run<const LANES: usize>(
     clippy::needless_range_loop,
     reason = "the lane index addresses four parallel arrays"
 )]
-fn chain_kernel<const LANES: usize, const MODE: u8>(
+fn chain_kernel<const LANES: usize, const MODE: u8, const SHARED_KEY: bool>(
     key_refs: &[&[__m128i; 15]; LANES],
     rounds: usize,
     state_bytes: &mut [[u8; 16]; LANES],
     blocks: &mut [&mut [[u8; 16]]; LANES],
     count: usize,
 ) {
-    // The round keys of all lanes in one stack array, addressed from the stack pointer: eight
-    // key pointers on top of eight data pointers would exhaust the general registers.
+    // Distinct keys: copied into one stack array addressed from the stack pointer, because
+    // eight key pointers on top of eight data pointers would exhaust the general registers.
+    // One shared key: read in place through one pointer, nothing to copy or wipe.
     let mut keys = [[_mm_setzero_si128(); 15]; LANES];
-    for (copy, key) in keys.iter_mut().zip(key_refs) {
-        copy[..=rounds].copy_from_slice(&key[..=rounds]);
+    if !SHARED_KEY {
+        for (copy, key) in keys.iter_mut().zip(key_refs) {
+            copy[..=rounds].copy_from_slice(&key[..=rounds]);
+        }
     }
+    let key = |l: usize, round: usize| {
+        if SHARED_KEY {
+            key_refs[0][round]
+        } else {
+            keys[l][round]
+        }
+    };
     // Every lane has at least `count` blocks; saying so once lets the loop drop the checks.
     if blocks.iter().any(|lane| lane.len() < count) {
         return;
@@ -137,15 +161,15 @@ fn chain_kernel<const LANES: usize, const MODE: u8>(
             if MODE == CBC_ENCRYPT || MODE == CBC_MAC {
                 x[l] = _mm_xor_si128(x[l], load128(&blocks[l][j]));
             }
-            x[l] = _mm_xor_si128(x[l], keys[l][0]);
+            x[l] = _mm_xor_si128(x[l], key(l, 0));
         }
         for round in 1..rounds {
             for l in 0..LANES {
-                x[l] = _mm_aesenc_si128(x[l], keys[l][round]);
+                x[l] = _mm_aesenc_si128(x[l], key(l, round));
             }
         }
         for l in 0..LANES {
-            x[l] = _mm_aesenclast_si128(x[l], keys[l][rounds]);
+            x[l] = _mm_aesenclast_si128(x[l], key(l, rounds));
             match MODE {
                 CBC_ENCRYPT => {
                     states[l] = x[l];
@@ -164,5 +188,7 @@ fn chain_kernel<const LANES: usize, const MODE: u8>(
         }
     }
     *state_bytes = states.map(store128);
-    keys.zeroize();
+    if !SHARED_KEY {
+        keys.zeroize();
+    }
 }
