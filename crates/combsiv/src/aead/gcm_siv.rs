@@ -223,18 +223,8 @@ impl<K: KeySize> AesGcmSiv<K> {
         }
     }
 
+    /// The reference derivation; backends with whole-message kernels derive in registers.
     fn derive_record_keys(&self, nonce: &[u8; NONCE_LEN]) -> RecordKeys {
-        #[cfg(target_arch = "x86_64")]
-        if let BlockCipher::Aesni(key_generating_key, token) = &self.key_generating_key {
-            let aes256 = K::KEY_LEN == 32;
-            let (authentication, encryption) =
-                super::x86::derive_record_keys(*token, key_generating_key, nonce, aes256);
-            let encryption = BlockCipher::Aesni(encryption, *token);
-            return RecordKeys {
-                authentication,
-                encryption,
-            };
-        }
         let (authentication, mut encryption_key) = self.derive_record_key_material(nonce);
         let encryption = BlockCipher::new(K::key_bytes(&encryption_key), self.isa);
         encryption_key.zeroize();

@@ -6,7 +6,7 @@
 //! Design, with numbers measured on the Cascade Lake this was tuned on (in TSC cycles:
 //! AESENC ~0.9 per instruction throughput, latency 4; PCLMULQDQ ~1.1 throughput, latency
 //! ~7; they run on different ports):
-//! - `derive_record_keys`: RFC 8452's 4 or 6 derivation blocks are encrypted as one batch
+//! - `derive_record_keys_kernel`: RFC 8452's 4 or 6 derivation blocks are encrypted as one batch
 //!   and never leave registers; the record encryption key is expanded from them directly,
 //!   so the per-message chain is one batch of AES (~45 cycles) plus the expansion.
 //! - `ctr_and_hash`: one pass over memory. Each iteration encrypts eight counter blocks and
@@ -43,22 +43,8 @@ const HASH_LAG: usize = 2;
 /// `field/x86.rs` are both eight blocks.
 const STRIDE: usize = 8;
 
-/// RFC 8452 Section 4 in registers: returns the record authentication key and the expanded
-/// record encryption key (AES-256 when `aes256`).
-pub(crate) fn derive_record_keys(
-    _: Aesni,
-    key_generating_key: &RoundKeys,
-    nonce: &[u8; 12],
-    aes256: bool,
-) -> ([u8; 16], RoundKeys) {
-    // SAFETY: the token proves the CPU has the features `derive_record_keys_kernel` enables.
-    let (mut authentication, encryption) =
-        unsafe { derive_record_keys_kernel(key_generating_key, nonce, aes256) };
-    let bytes = store128(authentication);
-    authentication.zeroize();
-    (bytes, encryption)
-}
-
+/// RFC 8452 Section 4 in registers: the record authentication key and the expanded record
+/// encryption key (AES-256 when `aes256`).
 #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
 #[inline]
 fn derive_record_keys_kernel(

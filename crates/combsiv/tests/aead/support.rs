@@ -36,6 +36,22 @@ pub struct Opened {
     pub output: Vec<u8>,
 }
 
+impl Opened {
+    /// An allocating open: the plaintext on success, no buffer to inspect on failure.
+    fn from_allocating(result: Result<Vec<u8>, Error>) -> Opened {
+        match result {
+            Ok(plaintext) => Opened {
+                result: Ok(()),
+                output: plaintext,
+            },
+            Err(error) => Opened {
+                result: Err(error),
+                output: Vec::new(),
+            },
+        }
+    }
+}
+
 /// One AEAD type under test.
 pub trait Subject: Sized {
     const NAME: &'static str;
@@ -100,16 +116,9 @@ macro_rules! subject {
                 let (ciphertext, tag) = sealed.split_at(split);
                 let tag: Option<[u8; 16]> = tag.try_into().ok();
                 match (entry, tag) {
-                    (Entry::Allocating, _) | (_, None) => match self.decrypt(nonce, aad, sealed) {
-                        Ok(plaintext) => Opened {
-                            result: Ok(()),
-                            output: plaintext,
-                        },
-                        Err(error) => Opened {
-                            result: Err(error),
-                            output: Vec::new(),
-                        },
-                    },
+                    (Entry::Allocating, _) | (_, None) => {
+                        Opened::from_allocating(self.decrypt(nonce, aad, sealed))
+                    }
                     (Entry::InPlaceDetached, Some(tag)) => {
                         let mut buf = ciphertext.to_vec();
                         let result = self.decrypt_in_place_detached(nonce, aad, &mut buf, &tag);
@@ -134,16 +143,7 @@ macro_rules! subject {
                     }
                     (Entry::RustCryptoAead, Some(_)) => {
                         let payload = Payload { msg: sealed, aad };
-                        match opaque(Aead::decrypt(self, nonce.into(), payload)) {
-                            Ok(plaintext) => Opened {
-                                result: Ok(()),
-                                output: plaintext,
-                            },
-                            Err(error) => Opened {
-                                result: Err(error),
-                                output: Vec::new(),
-                            },
-                        }
+                        Opened::from_allocating(opaque(Aead::decrypt(self, nonce.into(), payload)))
                     }
                 }
             }
