@@ -31,6 +31,11 @@ pub enum Error {
     InvalidTagLength,
     /// PKCS#7 padding is malformed.
     InvalidPadding,
+    /// A [`Sealer`](crate::Sealer) refused to encrypt: one more message would take the key
+    /// past its configured advantage bound.
+    KeyExhausted,
+    /// The operating system's random number generator failed.
+    RandomnessUnavailable,
 }
 
 impl fmt::Display for Error {
@@ -68,6 +73,14 @@ impl fmt::Display for Error {
             }
             Error::InvalidPadding => {
                 "invalid padding: the data is not PKCS#7 padded; authenticate before unpadding"
+            }
+            Error::KeyExhausted => {
+                "key exhausted: this key has encrypted as much as its security bound allows; \
+                 switch to a new key"
+            }
+            Error::RandomnessUnavailable => {
+                "the operating system's random number generator failed; check that /dev/urandom \
+                 (or getrandom(2)) is available"
             }
         })
     }

@@ -30,12 +30,18 @@ extern crate std;
 
 mod aead;
 mod aes;
+#[cfg(feature = "std")]
+pub mod bounds;
 #[cfg(feature = "alloc")]
 pub mod comb;
 mod cpu;
 mod error;
 mod field;
 pub mod modes;
+#[cfg(feature = "std")]
+pub mod sealer;
+#[cfg(feature = "std")]
+pub mod stream;
 #[cfg(test)]
 mod test_vectors;
 
@@ -45,6 +51,8 @@ pub use crate::aead::{Aes128, Aes256, KeySize};
 pub use crate::aes::Aes;
 pub use crate::cpu::Backend;
 pub use crate::error::Error;
+#[cfg(feature = "std")]
+pub use crate::sealer::Sealer;
 /// The RustCrypto `aead` crate whose traits the ciphers implement.
 pub use ::aead as traits;
 
