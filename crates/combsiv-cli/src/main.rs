@@ -1,1 +1,243 @@
-fn main() {}
+//! `combsiv`: encrypt files and streams with AES-GCM-SIV, generate keys, compute usage
+//! bounds. See the README's CLI section.
+
+mod bench;
+mod bounds;
+mod crypt;
+mod failure;
+mod keys;
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+use combsiv::stream::Algorithm;
+
+use crate::failure::Failure;
+use crate::keys::KeyChoice;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "combsiv",
+    version,
+    about = "Encrypt files and streams with AES-GCM-SIV (RFC 8452)"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Write a new random key file (mode 0600; never overwrites)
+    Keygen {
+        /// Key file to create (default: print to stdout)
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
+    /// Encrypt a file or stdin
+    Encrypt(CryptArgs),
+    /// Decrypt a file or stdin; output is written only once verified
+    Decrypt(CryptArgs),
+    /// AES-GCM-SIV security bound for a usage profile, or the published tables
+    Bounds(BoundsArgs),
+    /// Quick benchmark of this library on this CPU
+    Bench,
+}
+
+#[derive(Args, Debug)]
+struct CryptArgs {
+    /// Input file ("-" or absent: stdin)
+    #[arg(short, long, value_name = "FILE")]
+    input: Option<PathBuf>,
+    /// Output file ("-" or absent: stdout)
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Key file made by `combsiv keygen`
+    #[arg(short, long, value_name = "FILE", group = "key")]
+    key_file: Option<PathBuf>,
+    /// Ask for a passphrase (without echo); the key is derived with Argon2id
+    #[arg(short, long, group = "key")]
+    passphrase: bool,
+    /// Read the passphrase from the first line of FILE (for scripts)
+    #[arg(long, value_name = "FILE", group = "key")]
+    passphrase_file: Option<PathBuf>,
+    /// Encrypt with AES-128-GCM-SIV instead of AES-256-GCM-SIV
+    #[arg(long)]
+    aes128: bool,
+    /// Plaintext bytes per chunk, e.g. 65536, 64KiB, 1MiB (16 B ..= 64 MiB)
+    #[arg(long, value_name = "SIZE", default_value = "256KiB", value_parser = parse_size)]
+    chunk_size: u64,
+    /// Replace an existing output file
+    #[arg(short, long)]
+    force: bool,
+    /// No progress bar
+    #[arg(short, long)]
+    quiet: bool,
+}
+
+#[derive(Args, Debug)]
+#[command(group(clap::ArgGroup::new("profile").args(["nonces", "random_nonces", "table"]).required(true)))]
+struct BoundsArgs {
+    /// N: distinct nonces (e.g. 2^32 or 4294967296)
+    #[arg(long, value_parser = parse_count, requires = "per_nonce")]
+    nonces: Option<f64>,
+    /// Q: messages per nonce
+    #[arg(long, value_parser = parse_count)]
+    per_nonce: Option<f64>,
+    /// Nonces are random 96-bit values (with --messages)
+    #[arg(long, requires = "messages")]
+    random_nonces: bool,
+    /// Messages in total (with --random-nonces)
+    #[arg(long, value_parser = parse_count)]
+    messages: Option<f64>,
+    /// Longest message, in 16-byte blocks
+    #[arg(long, value_parser = parse_count, group = "length")]
+    max_blocks: Option<f64>,
+    /// Longest message, in bytes (e.g. 1500, 64KiB, 2^20)
+    #[arg(long, value_parser = parse_size_f64, group = "length")]
+    max_bytes: Option<f64>,
+    /// Reproduce the AES-GCM-SIV usage tables from the formulas
+    #[arg(long, conflicts_with_all = ["nonces", "random_nonces"])]
+    table: bool,
+    /// Advantage limit 2^-K (default 32)
+    #[arg(long, value_name = "K", default_value_t = 32.0)]
+    limit: f64,
+}
+
+/// "2^32", "4294967296" or "1e9".
+fn parse_count(text: &str) -> Result<f64, String> {
+    let value = match text.trim().split_once('^') {
+        Some(("2", exponent)) => exponent
+            .parse::<f64>()
+            .map(f64::exp2)
+            .map_err(|_| format!("bad exponent in {text:?}"))?,
+        Some(_) => return Err(format!("{text:?}: only powers of 2 are written with ^")),
+        None => text
+            .trim()
+            .parse::<f64>()
+            .map_err(|_| format!("{text:?} is not a number (try 1000, 1e6 or 2^20)"))?,
+    };
+    if value.is_finite() && value >= 1.0 {
+        Ok(value)
+    } else {
+        Err(format!("{text:?} must be at least 1"))
+    }
+}
+
+/// A count with an optional KiB/MiB/GiB (or K/M/G) suffix.
+fn parse_size_f64(text: &str) -> Result<f64, String> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| c.is_ascii_alphabetic())
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let scale = match unit.to_ascii_lowercase().as_str() {
+        "" | "b" => 1.0,
+        "k" | "kib" => 1024.0,
+        "m" | "mib" => 1024.0 * 1024.0,
+        "g" | "gib" => 1024.0 * 1024.0 * 1024.0,
+        _ => return Err(format!("{text:?}: unknown unit (use KiB, MiB or GiB)")),
+    };
+    Ok(parse_count(number)? * scale)
+}
+
+fn parse_size(text: &str) -> Result<u64, String> {
+    let value = parse_size_f64(text)?;
+    if value.fract() != 0.0 || value > u64::MAX as f64 {
+        return Err(format!("{text:?} is not a whole number of bytes"));
+    }
+    Ok(value as u64)
+}
+
+fn crypt_job(args: CryptArgs) -> Result<crypt::Job, Failure> {
+    let key = match (args.key_file, args.passphrase_file, args.passphrase) {
+        (Some(path), _, _) => KeyChoice::File(path),
+        (None, Some(path), _) => KeyChoice::PassphraseFile(path),
+        (None, None, true) => KeyChoice::PassphrasePrompt,
+        (None, None, false) => {
+            return Err(Failure::usage(
+                "no key given",
+                "pass --key-file FILE (make one with `combsiv keygen -o FILE`), --passphrase or --passphrase-file FILE",
+            ));
+        }
+    };
+    let chunk_size = u32::try_from(args.chunk_size)
+        .ok()
+        .filter(|size| (16..=64 << 20).contains(size))
+        .ok_or_else(|| {
+            Failure::usage(
+                format!("chunk size {} is out of range", args.chunk_size),
+                "choose a chunk size from 16 bytes to 64 MiB",
+            )
+        })?;
+    Ok(crypt::Job {
+        input: args.input,
+        output: args.output,
+        key,
+        algorithm: if args.aes128 {
+            Algorithm::Aes128GcmSiv
+        } else {
+            Algorithm::Aes256GcmSiv
+        },
+        chunk_size,
+        force: args.force,
+        quiet: args.quiet,
+    })
+}
+
+fn print(text: &str) -> Result<(), Failure> {
+    std::io::stdout()
+        .write_all(text.as_bytes())
+        .map_err(|e| Failure::io("cannot write to stdout", &e))
+}
+
+fn run(cli: Cli) -> Result<(), Failure> {
+    match cli.command {
+        Command::Keygen { output } => keys::keygen(output.as_deref()),
+        Command::Encrypt(args) => crypt::encrypt(&crypt_job(args)?),
+        Command::Decrypt(args) => crypt::decrypt(&crypt_job(args)?),
+        Command::Bounds(args) => {
+            let limit = -args.limit.abs();
+            if args.table {
+                return print(&bounds::tables(limit));
+            }
+            let max_blocks = match (args.max_blocks, args.max_bytes) {
+                (Some(blocks), _) => blocks,
+                (None, Some(bytes)) => (bytes / 16.0).ceil().max(1.0),
+                (None, None) => {
+                    return Err(Failure::usage(
+                        "no message length given",
+                        "pass --max-blocks B or --max-bytes N",
+                    ));
+                }
+            };
+            let profile = match (args.nonces, args.per_nonce, args.messages) {
+                (Some(nonces), Some(per_nonce), _) => bounds::Profile::Nonces { nonces, per_nonce },
+                (_, _, Some(messages)) if args.random_nonces => {
+                    bounds::Profile::Random { messages }
+                }
+                _ => {
+                    return Err(Failure::usage(
+                        "incomplete usage profile",
+                        "pass --nonces N --per-nonce Q, or --random-nonces --messages M",
+                    ));
+                }
+            };
+            print(&bounds::report(profile, max_blocks, limit))
+        }
+        Command::Bench => print(&bench::run()),
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(failure) => {
+            eprintln!("{failure}");
+            ExitCode::from(failure.exit as u8)
+        }
+    }
+}

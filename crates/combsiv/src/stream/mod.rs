@@ -44,7 +44,7 @@ pub use header::{
     MIN_CHUNK_SIZE, MasterKey, TAG_LEN, VERSION,
 };
 use header::{FileCipher, chunk_nonce};
-use pipeline::{Shape, Slot};
+use pipeline::Slot;
 
 use crate::Error;
 
@@ -125,35 +125,36 @@ impl From<Error> for StreamError {
 }
 
 /// How a stream is processed (not part of the format).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Options {
-    /// Worker threads; 0 means one per available core.
+    /// Worker threads; 0 means one per available core. Each holds one chunk in memory.
     pub threads: usize,
-    /// Chunks per batch and thread: a batch is the unit handed to the workers, and at most
-    /// three batches are in memory.
-    pub chunks_per_thread: usize,
 }
 
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            threads: 0,
-            chunks_per_thread: 4,
+impl Options {
+    fn threads(&self) -> usize {
+        match self.threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
         }
     }
 }
 
-impl Options {
-    fn shape(&self, buffer_capacity: usize) -> Shape {
-        let threads = match self.threads {
-            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-            n => n,
-        };
-        Shape {
-            threads,
-            batch_len: threads.saturating_mul(self.chunks_per_thread.max(1)),
-            buffer_capacity,
-        }
+/// Where the pipeline's output goes, with the running counts for progress reports.
+struct Sink<'a, O, P> {
+    output: &'a mut O,
+    progress: &'a mut P,
+    consumed: u64,
+    produced: u64,
+}
+
+impl<O: Write, P: FnMut(u64)> Sink<'_, O, P> {
+    fn write(&mut self, slot: &Slot) -> Result<(), StreamError> {
+        self.output.write_all(&slot.data)?;
+        self.consumed += slot.input_len as u64;
+        self.produced += slot.data.len() as u64;
+        (self.progress)(self.consumed);
+        Ok(())
     }
 }
 
@@ -176,22 +177,30 @@ fn read_full(input: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
 pub fn encrypt(
     key: &MasterKey,
     header: &Header,
-    mut input: impl Read,
-    mut output: impl Write,
+    mut input: impl Read + Send,
+    mut output: impl Write + Send,
     options: &Options,
-    mut progress: impl FnMut(u64),
+    mut progress: impl FnMut(u64) + Send,
 ) -> Result<u64, StreamError> {
     let cipher = FileCipher::new(key, header)?;
     let header_bytes = header.to_bytes();
     output.write_all(&header_bytes)?;
     output.write_all(&cipher.header_tag(&header_bytes)?)?;
     let chunk = header.chunk_size as usize;
-    let mut total = 0u64;
+    let mut sink = Sink {
+        output: &mut output,
+        progress: &mut progress,
+        consumed: 0,
+        produced: 0,
+    };
     pipeline::run(
-        &options.shape(chunk + TAG_LEN),
-        |slot: &mut Slot| {
+        options.threads(),
+        chunk + TAG_LEN,
+        &mut input,
+        &mut sink,
+        |input, slot| {
             slot.data.resize(chunk, 0);
-            match read_full(&mut input, &mut slot.data) {
+            match read_full(input, &mut slot.data) {
                 Ok(n) => {
                     slot.data.truncate(n);
                     slot.input_len = n;
@@ -200,20 +209,16 @@ pub fn encrypt(
                 Err(e) => slot.error = Some(e.into()),
             }
         },
-        |slot: &mut Slot| {
+        |slot| {
             let nonce = chunk_nonce(slot.index, slot.last);
             match cipher.seal(&nonce, &header_bytes, &mut slot.data) {
                 Ok(tag) => slot.data.extend_from_slice(&tag),
                 Err(e) => slot.error = Some(e.into()),
             }
         },
-        |slot: &Slot| {
-            output.write_all(&slot.data)?;
-            total += slot.input_len as u64;
-            progress(total);
-            Ok(())
-        },
+        |sink, slot| sink.write(slot),
     )?;
+    let total = sink.consumed;
     output.flush()?;
     Ok(total)
 }
@@ -263,22 +268,33 @@ impl<R: Read> Decryptor<R> {
     pub fn decrypt(
         mut self,
         key: &MasterKey,
-        mut output: impl Write,
+        mut output: impl Write + Send,
         options: &Options,
-        mut progress: impl FnMut(u64),
-    ) -> Result<u64, StreamError> {
+        mut progress: impl FnMut(u64) + Send,
+    ) -> Result<u64, StreamError>
+    where
+        R: Send,
+    {
         let cipher = FileCipher::new(key, &self.header)?;
         cipher
             .check_header_tag(&self.header_bytes, &self.header_tag)
             .map_err(|_| StreamError::WrongKey)?;
         let header_bytes = self.header_bytes;
         let sealed_chunk = self.header.chunk_size as usize + TAG_LEN;
-        let (mut consumed, mut total) = (0u64, 0u64);
+        let mut sink = Sink {
+            output: &mut output,
+            progress: &mut progress,
+            consumed: 0,
+            produced: 0,
+        };
         pipeline::run(
-            &options.shape(sealed_chunk),
-            |slot: &mut Slot| {
+            options.threads(),
+            sealed_chunk,
+            &mut self.input,
+            &mut sink,
+            |input, slot| {
                 slot.data.resize(sealed_chunk, 0);
-                match read_full(&mut self.input, &mut slot.data) {
+                match read_full(input, &mut slot.data) {
                     Ok(n) if n == sealed_chunk => slot.input_len = n,
                     Ok(n) if n >= TAG_LEN => {
                         slot.data.truncate(n);
@@ -292,29 +308,22 @@ impl<R: Read> Decryptor<R> {
                     Err(e) => slot.error = Some(e.into()),
                 }
             },
-            |slot: &mut Slot| {
+            |slot| {
                 let nonce = chunk_nonce(slot.index, slot.last);
-                let (body, tag) = slot.data.split_at_mut(slot.input_len - TAG_LEN);
-                let tag: &[u8; TAG_LEN] = match (&*tag).try_into() {
-                    Ok(tag) => tag,
-                    Err(_) => {
-                        slot.error = Some(StreamError::Corrupted { chunk: slot.index });
-                        return;
-                    }
+                let body_len = slot.input_len - TAG_LEN;
+                let (body, tag) = slot.data.split_at_mut(body_len);
+                let opened = match <&[u8; TAG_LEN]>::try_from(&*tag) {
+                    Ok(tag) => cipher.open(&nonce, &header_bytes, body, tag),
+                    Err(_) => Err(Error::Authentication),
                 };
-                if cipher.open(&nonce, &header_bytes, body, tag).is_err() {
+                if opened.is_err() {
                     slot.error = Some(StreamError::Corrupted { chunk: slot.index });
                 }
-                slot.data.truncate(slot.input_len - TAG_LEN);
+                slot.data.truncate(body_len);
             },
-            |slot: &Slot| {
-                output.write_all(&slot.data)?;
-                consumed += slot.input_len as u64;
-                total += slot.data.len() as u64;
-                progress(consumed);
-                Ok(())
-            },
+            |sink, slot| sink.write(slot),
         )?;
+        let total = sink.produced;
         output.flush()?;
         Ok(total)
     }
@@ -342,10 +351,7 @@ mod tests {
             key_source: KeySource::KeyFile,
             salt: [9; 32],
         };
-        let options = Options {
-            threads,
-            chunks_per_thread: 2,
-        };
+        let options = Options { threads };
         let mut out = Vec::new();
         let n = encrypt(&key(), &header, plaintext, &mut out, &options, |_| {});
         assert_eq!(n.ok(), Some(plaintext.len() as u64));
@@ -354,10 +360,7 @@ mod tests {
     }
 
     fn open(sealed: &[u8], threads: usize) -> (Vec<u8>, Result<u64, StreamError>) {
-        let options = Options {
-            threads,
-            chunks_per_thread: 2,
-        };
+        let options = Options { threads };
         let mut out = Vec::new();
         let result =
             Decryptor::new(sealed).and_then(|d| d.decrypt(&key(), &mut out, &options, |_| {}));

@@ -1,8 +1,16 @@
-//! Ordered parallel chunk processing with bounded memory: while worker threads seal or open
-//! one batch of chunks, the calling thread writes the previous batch and reads the next, so
-//! reading, computing and writing overlap and at most three batches are held at once.
+//! Ordered parallel chunk processing with bounded memory.
+//!
+//! Every worker thread loops: take the input lock and read the next chunk, seal or open it
+//! without any lock, then wait for its turn and write it. Reads happen in stream order (one
+//! at a time, under the lock) and writes happen in stream order (each worker waits until
+//! every earlier chunk is out), so the output is ordered, while reading, computing and
+//! writing of different chunks overlap on all cores. Each worker holds one chunk buffer, so
+//! memory is `threads` chunks. The first chunk that carries an error stops the stream after
+//! every chunk before it has been written.
 
 use alloc::vec::Vec;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread;
 
 use zeroize::Zeroizing;
@@ -20,94 +28,104 @@ pub(super) struct Slot {
     pub(super) data: Zeroizing<Vec<u8>>,
     /// Input bytes consumed, for progress reports.
     pub(super) input_len: usize,
-    /// Set by the reader (truncation, I/O error) or the worker (authentication failure); the
-    /// writer stops at the first slot that carries an error.
+    /// Set by the reader (truncation, I/O error) or the worker (authentication failure).
     pub(super) error: Option<StreamError>,
 }
 
-/// How the pipeline is sized.
-pub(super) struct Shape {
-    pub(super) threads: usize,
-    pub(super) batch_len: usize,
-    pub(super) buffer_capacity: usize,
+struct Reader<R> {
+    input: R,
+    next_index: u64,
+    done: bool,
 }
 
-/// Runs `read` -> `work` (in parallel) -> `write` over the whole stream, in order. `read`
-/// fills a slot and marks it `last` at the end of the input; the first slot with an error
-/// ends the stream after the slots before it are written.
-pub(super) fn run(
-    shape: &Shape,
-    mut read: impl FnMut(&mut Slot),
+struct Writer<W> {
+    output: W,
+    next_index: u64,
+    outcome: Option<Result<(), StreamError>>,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Runs `read` -> `work` -> `write` over the whole stream on `threads` workers. `read` fills
+/// a slot and marks it `last` at the end of the input (or sets an error); `write` gets the
+/// slots in stream order.
+pub(super) fn run<R: Send, W: Send>(
+    threads: usize,
+    buffer_capacity: usize,
+    input: R,
+    output: W,
+    read: impl Fn(&mut R, &mut Slot) + Sync,
     work: impl Fn(&mut Slot) + Sync,
-    mut write: impl FnMut(&Slot) -> Result<(), StreamError>,
+    write: impl Fn(&mut W, &Slot) -> Result<(), StreamError> + Sync,
 ) -> Result<(), StreamError> {
-    let mut pool: Vec<Zeroizing<Vec<u8>>> = Vec::new();
-    let mut next_index = 0u64;
-    let mut read_batch = |pool: &mut Vec<Zeroizing<Vec<u8>>>| -> Vec<Slot> {
-        let mut batch = Vec::with_capacity(shape.batch_len);
-        while batch.len() < shape.batch_len {
-            let mut slot = Slot {
-                index: next_index,
-                last: false,
-                data: pool
-                    .pop()
-                    .unwrap_or_else(|| Zeroizing::new(Vec::with_capacity(shape.buffer_capacity))),
-                input_len: 0,
-                error: None,
+    let reader = Mutex::new(Reader {
+        input,
+        next_index: 0,
+        done: false,
+    });
+    let writer = Mutex::new(Writer {
+        output,
+        next_index: 0,
+        outcome: None,
+    });
+    let turn = Condvar::new();
+    let stop = AtomicBool::new(false);
+    let worker = || {
+        let mut buffer = Zeroizing::new(Vec::with_capacity(buffer_capacity));
+        while !stop.load(Ordering::Acquire) {
+            let mut slot = {
+                let mut reader = lock(&reader);
+                if reader.done {
+                    return;
+                }
+                let mut slot = Slot {
+                    index: reader.next_index,
+                    last: false,
+                    data: core::mem::take(&mut buffer),
+                    input_len: 0,
+                    error: None,
+                };
+                reader.next_index = reader.next_index.wrapping_add(1);
+                read(&mut reader.input, &mut slot);
+                reader.done = slot.last || slot.error.is_some();
+                slot
             };
-            next_index = next_index.wrapping_add(1);
-            read(&mut slot);
-            let end = slot.last || slot.error.is_some();
-            batch.push(slot);
-            if end {
-                break;
+            if slot.error.is_none() {
+                work(&mut slot);
             }
+            let mut writer = lock(&writer);
+            while writer.next_index != slot.index && writer.outcome.is_none() {
+                writer = turn.wait(writer).unwrap_or_else(PoisonError::into_inner);
+            }
+            if writer.outcome.is_none() {
+                let result = match slot.error.take() {
+                    Some(error) => Err(error),
+                    None => write(&mut writer.output, &slot),
+                };
+                writer.next_index = writer.next_index.wrapping_add(1);
+                if result.is_err() || slot.last {
+                    writer.outcome = Some(result);
+                    stop.store(true, Ordering::Release);
+                }
+            }
+            turn.notify_all();
+            drop(writer);
+            buffer = slot.data;
         }
-        batch
     };
-    let mut previous: Vec<Slot> = Vec::new();
-    let mut current = read_batch(&mut pool);
-    loop {
-        let finished = current
-            .last()
-            .is_none_or(|slot| slot.last || slot.error.is_some());
-        let per_thread = current.len().div_ceil(shape.threads.max(1)).max(1);
-        let (written, next) = thread::scope(|scope| {
-            for part in current.chunks_mut(per_thread) {
-                let work = &work;
-                scope.spawn(move || {
-                    for slot in part.iter_mut().filter(|slot| slot.error.is_none()) {
-                        work(slot);
-                    }
-                });
-            }
-            let written = write_batch(&mut previous, &mut write);
-            let next = if finished || written.is_err() {
-                Vec::new()
-            } else {
-                read_batch(&mut pool)
-            };
-            (written, next)
-        });
-        written?;
-        pool.extend(previous.drain(..).map(|slot| slot.data));
-        previous = core::mem::replace(&mut current, next);
-        if finished {
-            return write_batch(&mut previous, &mut write);
+    thread::scope(|scope| {
+        for _ in 1..threads.max(1) {
+            scope.spawn(worker);
         }
-    }
-}
-
-/// Writes the slots in order, stopping at the first error.
-fn write_batch(
-    batch: &mut [Slot],
-    write: &mut impl FnMut(&Slot) -> Result<(), StreamError>,
-) -> Result<(), StreamError> {
-    for slot in batch.iter_mut() {
-        if let Some(error) = slot.error.take() {
-            return Err(error);
-        }
-        write(slot)?;
-    }
-    Ok(())
+        worker();
+    });
+    let outcome = writer
+        .into_inner()
+        .unwrap_or_else(PoisonError::into_inner)
+        .outcome;
+    // Every path that ends the stream records an outcome; none means the reader stopped
+    // without a final chunk, which `read` reports as an error, so this is unreachable.
+    outcome.unwrap_or(Err(StreamError::Truncated { chunks: 0 }))
 }

@@ -1,0 +1,136 @@
+//! `combsiv bench`: the library's own quick benchmark on the detected backend (no peers; the
+//! full comparison is `cargo run --release -p combsiv-bench`).
+
+use std::fmt::Write as _;
+use std::hint::black_box;
+use std::time::Instant;
+
+use combsiv::stream::{self, Algorithm, Decryptor, Header, KeySource, MasterKey, Options};
+use combsiv::{Aes128GcmSiv, Aes256GcmSiv, Backend};
+
+/// The median of `runs` timings of `f`, in seconds.
+fn median_seconds(runs: usize, mut f: impl FnMut()) -> f64 {
+    f();
+    let mut times: Vec<f64> = (0..runs)
+        .map(|_| {
+            let start = Instant::now();
+            f();
+            start.elapsed().as_secs_f64()
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    times[times.len() / 2]
+}
+
+fn gbps(bytes: usize, seconds: f64) -> f64 {
+    bytes as f64 / seconds / 1e9
+}
+
+/// Single-message AES-GCM-SIV, one core.
+fn messages(out: &mut String) {
+    let _ = writeln!(
+        out,
+        "| algorithm | op | 64 B | 1 KiB | 8 KiB | 256 KiB |\n|---|---|---:|---:|---:|---:|"
+    );
+    let a128 = Aes128GcmSiv::new(&[1; 16]);
+    let a256 = Aes256GcmSiv::new(&[2; 32]);
+    for (name, encrypt) in [
+        ("AES-128-GCM-SIV", true),
+        ("AES-128-GCM-SIV", false),
+        ("AES-256-GCM-SIV", true),
+        ("AES-256-GCM-SIV", false),
+    ] {
+        let mut row = format!(
+            "| {name} | {} |",
+            if encrypt { "encrypt" } else { "decrypt" }
+        );
+        for size in [64usize, 1024, 8192, 256 * 1024] {
+            let count = (4 << 20) / size;
+            let mut buf = vec![0u8; size];
+            let nonce = [0u8; 12];
+            let aes128 = name.starts_with("AES-128");
+            let seal = |buf: &mut [u8]| {
+                if aes128 {
+                    a128.encrypt_in_place_detached(&nonce, b"", buf)
+                } else {
+                    a256.encrypt_in_place_detached(&nonce, b"", buf)
+                }
+            };
+            let tag = seal(&mut buf).unwrap_or_default();
+            let sealed = buf.clone();
+            let seconds = median_seconds(5, || {
+                for _ in 0..count {
+                    let _ = if encrypt {
+                        seal(black_box(&mut buf)).map(|_| ())
+                    } else {
+                        buf.copy_from_slice(&sealed);
+                        if aes128 {
+                            a128.decrypt_in_place_detached(&nonce, b"", black_box(&mut buf), &tag)
+                        } else {
+                            a256.decrypt_in_place_detached(&nonce, b"", black_box(&mut buf), &tag)
+                        }
+                    };
+                }
+            });
+            let _ = write!(row, " {:.2} |", gbps(size * count, seconds));
+        }
+        let _ = writeln!(out, "{row}");
+    }
+}
+
+/// The stream format in memory: one thread against all cores.
+fn streams(out: &mut String) {
+    let data = vec![0x5au8; 256 << 20];
+    let key = MasterKey::new([3; 32]);
+    let Ok(header) = Header::new(
+        Algorithm::Aes256GcmSiv,
+        stream::DEFAULT_CHUNK_SIZE,
+        KeySource::KeyFile,
+    ) else {
+        return;
+    };
+    let mut sealed = Vec::with_capacity(data.len() + (1 << 20));
+    let mut opened = Vec::with_capacity(data.len());
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let _ = writeln!(
+        out,
+        "\nStream format (AES-256-GCM-SIV, 256 KiB chunks, 256 MiB in memory), GB/s\n\n\
+         | threads | encrypt | decrypt |\n|---:|---:|---:|"
+    );
+    for threads in [1, cores] {
+        let options = Options { threads };
+        let encrypt = median_seconds(3, || {
+            sealed.clear();
+            let _ = stream::encrypt(&key, &header, &data[..], &mut sealed, &options, |_| {});
+        });
+        let decrypt = median_seconds(3, || {
+            opened.clear();
+            let _ = Decryptor::new(&sealed[..])
+                .and_then(|d| d.decrypt(&key, &mut opened, &options, |_| {}));
+        });
+        let _ = writeln!(
+            out,
+            "| {threads} | {:.2} | {:.2} |",
+            gbps(data.len(), encrypt),
+            gbps(data.len(), decrypt)
+        );
+        if opened != data {
+            let _ = writeln!(out, "(round trip FAILED)");
+        }
+    }
+}
+
+pub fn run() -> String {
+    let mut out = format!(
+        "combsiv bench: backend {} (available: {}), median of repeats, GB/s\n\n",
+        Backend::detected().name(),
+        Backend::available()
+            .iter()
+            .map(|b| b.name())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    messages(&mut out);
+    streams(&mut out);
+    out
+}

@@ -1,0 +1,277 @@
+//! `combsiv encrypt` and `combsiv decrypt`: files and pipes, written so that a failure never
+//! leaves unverified or partial plaintext at the output path.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, IsTerminal};
+use std::os::fd::AsFd;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+
+use combsiv::stream::{self, Algorithm, Decryptor, Header, Options};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::failure::Failure;
+use crate::keys::KeyChoice;
+
+/// What `encrypt` and `decrypt` were asked to do.
+#[derive(Debug)]
+pub struct Job {
+    pub input: Option<PathBuf>,
+    pub output: Option<PathBuf>,
+    pub key: KeyChoice,
+    pub algorithm: Algorithm,
+    pub chunk_size: u32,
+    pub force: bool,
+    pub quiet: bool,
+}
+
+/// `-` and an absent path both mean the standard stream.
+fn named(path: &Option<PathBuf>) -> Option<&Path> {
+    path.as_deref().filter(|p| p.as_os_str() != "-")
+}
+
+/// The opened input: its reader, a name for messages, and its size when known.
+struct Input {
+    reader: File,
+    name: String,
+    len: Option<u64>,
+}
+
+fn open_input(path: Option<&Path>) -> Result<Input, Failure> {
+    match path {
+        Some(path) => {
+            let reader = File::open(path)
+                .map_err(|e| Failure::io(format!("cannot open {}", path.display()), &e))?;
+            let meta = reader
+                .metadata()
+                .map_err(|e| Failure::io(format!("cannot inspect {}", path.display()), &e))?;
+            Ok(Input {
+                reader,
+                name: path.display().to_string(),
+                len: meta.is_file().then_some(meta.len()),
+            })
+        }
+        None => {
+            // The descriptor as a File: unbuffered, like the chunks we hand it.
+            let fd = io::stdin()
+                .as_fd()
+                .try_clone_to_owned()
+                .map_err(|e| Failure::io("cannot read stdin", &e))?;
+            Ok(Input {
+                reader: File::from(fd),
+                name: "stdin".into(),
+                len: None,
+            })
+        }
+    }
+}
+
+/// Where the output goes.
+enum Output {
+    /// A temporary file beside `target`, renamed onto it once everything verified.
+    Replace {
+        temp: PathBuf,
+        target: PathBuf,
+        file: File,
+    },
+    /// stdout, a pipe or a device: written as it goes.
+    Stream(File),
+}
+
+impl Output {
+    fn writer(&mut self) -> &mut File {
+        match self {
+            Output::Replace { file, .. } | Output::Stream(file) => file,
+        }
+    }
+
+    fn commit(self) -> Result<(), Failure> {
+        if let Output::Replace { temp, target, file } = self {
+            drop(file);
+            if let Err(e) = fs::rename(&temp, &target) {
+                let _ = fs::remove_file(&temp);
+                return Err(Failure::io(
+                    format!("cannot create {}", target.display()),
+                    &e,
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn abandon(self) {
+        if let Output::Replace { temp, file, .. } = self {
+            drop(file);
+            let _ = fs::remove_file(&temp);
+        }
+    }
+}
+
+fn open_output(job: &Job, input: &Input, encrypting: bool) -> Result<Output, Failure> {
+    let Some(target) = named(&job.output) else {
+        if encrypting && io::stdout().is_terminal() {
+            return Err(Failure::usage(
+                "refusing to write ciphertext to a terminal",
+                "use -o FILE, or redirect stdout to a file or pipe",
+            ));
+        }
+        let fd = io::stdout()
+            .as_fd()
+            .try_clone_to_owned()
+            .map_err(|e| Failure::io("cannot write stdout", &e))?;
+        return Ok(Output::Stream(File::from(fd)));
+    };
+    if let Ok(existing) = fs::metadata(target) {
+        if let Ok(source) = input.reader.metadata()
+            && source.dev() == existing.dev()
+            && source.ino() == existing.ino()
+        {
+            return Err(Failure::usage(
+                format!("input and output are the same file ({})", target.display()),
+                "write to another path, then rename it",
+            ));
+        }
+        if !existing.is_file() {
+            // A device or pipe (e.g. /dev/null): written in place, never replaced.
+            let file = OpenOptions::new()
+                .write(true)
+                .open(target)
+                .map_err(|e| Failure::io(format!("cannot open {}", target.display()), &e))?;
+            return Ok(Output::Stream(file));
+        }
+        if !job.force {
+            return Err(Failure::usage(
+                format!("refusing to overwrite {}", target.display()),
+                "pass --force to replace it",
+            ));
+        }
+    }
+    let dir = match target.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "output".into());
+    for attempt in 0u32.. {
+        let temp = dir.join(format!(
+            ".{name}.combsiv-{}-{attempt}.tmp",
+            std::process::id()
+        ));
+        match OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&temp)
+        {
+            Ok(file) => {
+                return Ok(Output::Replace {
+                    temp,
+                    target: target.to_path_buf(),
+                    file,
+                });
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && attempt < 100 => {}
+            Err(e) => {
+                return Err(Failure::io(
+                    format!("cannot create a temporary file in {}", dir.display()),
+                    &e,
+                ));
+            }
+        }
+    }
+    Err(Failure::usage(
+        "cannot create a temporary file",
+        "check the output directory",
+    ))
+}
+
+/// A progress bar on stderr, only for a terminal, a known size and no --quiet.
+fn progress_bar(job: &Job, input: &Input) -> Option<ProgressBar> {
+    let len = input.len?;
+    if job.quiet || !io::stderr().is_terminal() || len < 16 * 1024 * 1024 {
+        return None;
+    }
+    let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
+    if let Ok(style) =
+        ProgressStyle::with_template("{bar:40} {bytes}/{total_bytes} {bytes_per_sec} eta {eta}")
+    {
+        bar.set_style(style);
+    }
+    Some(bar)
+}
+
+/// Runs `body` against the output and commits or abandons it.
+fn with_output(
+    mut output: Output,
+    body: impl FnOnce(&mut File) -> Result<(), Failure>,
+) -> Result<(), Failure> {
+    match body(output.writer()) {
+        Ok(()) => output.commit(),
+        Err(failure) => {
+            output.abandon();
+            Err(failure)
+        }
+    }
+}
+
+pub fn encrypt(job: &Job) -> Result<(), Failure> {
+    let input = open_input(named(&job.input))?;
+    let header = Header::new(job.algorithm, job.chunk_size, job.key.source()).map_err(|e| {
+        Failure::usage(e.to_string(), "choose a chunk size from 16 bytes to 64 MiB")
+    })?;
+    let output = open_output(job, &input, true)?;
+    let key = match job.key.master_key(&header, true) {
+        Ok(key) => key,
+        Err(failure) => {
+            output.abandon();
+            return Err(failure);
+        }
+    };
+    let bar = progress_bar(job, &input);
+    let name = input.name.clone();
+    let reader = &input.reader;
+    with_output(output, |writer| {
+        stream::encrypt(&key, &header, reader, writer, &Options::default(), |done| {
+            if let Some(bar) = &bar {
+                bar.set_position(done);
+            }
+        })
+        .map(|_| ())
+        .map_err(|e| Failure::stream(e, &name, false))
+    })?;
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    Ok(())
+}
+
+pub fn decrypt(job: &Job) -> Result<(), Failure> {
+    let input = open_input(named(&job.input))?;
+    let name = input.name.clone();
+    let decryptor = Decryptor::new(&input.reader).map_err(|e| Failure::stream(e, &name, true))?;
+    let output = open_output(job, &input, false)?;
+    let key = match job.key.master_key(decryptor.header(), false) {
+        Ok(key) => key,
+        Err(failure) => {
+            output.abandon();
+            return Err(failure);
+        }
+    };
+    let bar = progress_bar(job, &input);
+    with_output(output, |writer| {
+        decryptor
+            .decrypt(&key, writer, &Options::default(), |done| {
+                if let Some(bar) = &bar {
+                    bar.set_position(done);
+                }
+            })
+            .map(|_| ())
+            .map_err(|e| Failure::stream(e, &name, true))
+    })?;
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    Ok(())
+}

@@ -1,0 +1,228 @@
+//! Where the master key comes from: a key file made by `combsiv keygen`, or a passphrase
+//! stretched with Argon2id.
+
+use std::fs::{self, OpenOptions};
+use std::io::{IsTerminal, Write};
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+use argon2::{Algorithm, Argon2, Params, Version};
+use combsiv::stream::{Header, KeySource, MasterKey};
+use zeroize::{Zeroize, Zeroizing};
+
+use crate::failure::Failure;
+
+/// The first line of every key file.
+const KEY_FILE_HEADER: &str =
+    "# combsiv key file v1: a 256-bit secret key. Keep it private: it decrypts your files.";
+
+/// Argon2id cost for new passphrase-encrypted files: 64 MiB, 3 passes, 1 lane (RFC 9106's
+/// second recommended option, one lane because the work runs on one thread).
+pub const ARGON2_DEFAULT: KeySource = KeySource::Argon2id {
+    memory_kib: 64 * 1024,
+    iterations: 3,
+    parallelism: 1,
+};
+
+/// The most a file header may ask a reader to spend on Argon2id: a crafted header must not
+/// make decryption allocate without bound.
+const ARGON2_MAX_MEMORY_KIB: u32 = 4 * 1024 * 1024;
+const ARGON2_MAX_ITERATIONS: u32 = 64;
+const ARGON2_MAX_PARALLELISM: u32 = 16;
+
+/// The user's choice of key on the command line.
+#[derive(Clone, Debug)]
+pub enum KeyChoice {
+    File(PathBuf),
+    PassphrasePrompt,
+    PassphraseFile(PathBuf),
+}
+
+impl KeyChoice {
+    /// How a new file's key is obtained.
+    pub fn source(&self) -> KeySource {
+        match self {
+            KeyChoice::File(_) => KeySource::KeyFile,
+            _ => ARGON2_DEFAULT,
+        }
+    }
+
+    /// The master key for a stream with `header`.
+    pub fn master_key(&self, header: &Header, confirm: bool) -> Result<MasterKey, Failure> {
+        match (self, header.key_source) {
+            (KeyChoice::File(path), KeySource::KeyFile) => read_key_file(path),
+            (KeyChoice::File(_), KeySource::Argon2id { .. }) => Err(Failure::usage(
+                "this file was encrypted with a passphrase, not a key file",
+                "use --passphrase or --passphrase-file",
+            )),
+            (_, KeySource::KeyFile) => Err(Failure::usage(
+                "this file was encrypted with a key file, not a passphrase",
+                "use --key-file with the key it was encrypted with",
+            )),
+            (KeyChoice::PassphrasePrompt, params) => {
+                let passphrase = prompt_passphrase(confirm)?;
+                stretch(&passphrase, header, params)
+            }
+            (KeyChoice::PassphraseFile(path), params) => {
+                let passphrase = read_passphrase_file(path)?;
+                stretch(&passphrase, header, params)
+            }
+        }
+    }
+}
+
+/// Writes a new random key file at `path` (mode 0600, never over an existing file), or to
+/// stdout without a path.
+pub fn keygen(path: Option<&Path>) -> Result<(), Failure> {
+    let key = MasterKey::generate().map_err(|e| {
+        Failure::usage(
+            e.to_string(),
+            "check that the OS random number generator works",
+        )
+    })?;
+    let mut text = Zeroizing::new(format!("{KEY_FILE_HEADER}\n"));
+    for byte in key.as_bytes() {
+        text.push_str(&format!("{byte:02x}"));
+    }
+    text.push('\n');
+    match path {
+        Some(path) => {
+            let mut file = OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .open(path)
+                .map_err(|e| {
+                    Failure::io(format!("cannot create key file {}", path.display()), &e)
+                })?;
+            file.write_all(text.as_bytes())
+                .and_then(|()| file.sync_all())
+                .map_err(|e| Failure::io(format!("cannot write key file {}", path.display()), &e))
+        }
+        None => std::io::stdout()
+            .write_all(text.as_bytes())
+            .map_err(|e| Failure::io("cannot write the key to stdout", &e)),
+    }
+}
+
+fn read_key_file(path: &Path) -> Result<MasterKey, Failure> {
+    let text = Zeroizing::new(
+        fs::read_to_string(path)
+            .map_err(|e| Failure::io(format!("cannot read key file {}", path.display()), &e))?,
+    );
+    if let Ok(meta) = fs::metadata(path)
+        && meta.permissions().mode() & 0o077 != 0
+    {
+        eprintln!(
+            "combsiv: warning: key file {} is readable by other users; run chmod 600 on it",
+            path.display()
+        );
+    }
+    let bad = || {
+        Failure::usage(
+            format!("{} is not a combsiv key file", path.display()),
+            "pass a file made by `combsiv keygen`",
+        )
+    };
+    let mut lines = text
+        .lines()
+        .filter(|line| !line.trim_start().starts_with('#'));
+    let encoded = lines.next().ok_or_else(bad)?.trim();
+    if lines.any(|line| !line.trim().is_empty()) || encoded.len() != 64 {
+        return Err(bad());
+    }
+    let mut bytes = [0u8; 32];
+    for (byte, pair) in bytes.iter_mut().zip(encoded.as_bytes().chunks_exact(2)) {
+        let digits = std::str::from_utf8(pair).map_err(|_| bad())?;
+        *byte = u8::from_str_radix(digits, 16).map_err(|_| bad())?;
+    }
+    let key = MasterKey::new(bytes);
+    bytes.zeroize();
+    Ok(key)
+}
+
+fn prompt_passphrase(confirm: bool) -> Result<Zeroizing<String>, Failure> {
+    if !std::io::stderr().is_terminal() && !std::io::stdin().is_terminal() {
+        return Err(Failure::usage(
+            "no terminal to ask for the passphrase",
+            "use --passphrase-file FILE in scripts",
+        ));
+    }
+    let ask = |prompt: &str| {
+        rpassword::prompt_password(prompt)
+            .map(Zeroizing::new)
+            .map_err(|e| Failure::io("cannot read the passphrase from the terminal", &e))
+    };
+    let passphrase = ask("Passphrase: ")?;
+    if passphrase.is_empty() {
+        return Err(Failure::usage(
+            "the passphrase is empty",
+            "type a passphrase",
+        ));
+    }
+    if confirm && *ask("Passphrase (again): ")? != *passphrase {
+        return Err(Failure::usage(
+            "the passphrases differ",
+            "type the same passphrase twice",
+        ));
+    }
+    Ok(passphrase)
+}
+
+/// The first line of `path`, without its line ending.
+fn read_passphrase_file(path: &Path) -> Result<Zeroizing<String>, Failure> {
+    let text = Zeroizing::new(fs::read_to_string(path).map_err(|e| {
+        Failure::io(
+            format!("cannot read passphrase file {}", path.display()),
+            &e,
+        )
+    })?);
+    let line = Zeroizing::new(text.lines().next().unwrap_or_default().to_owned());
+    if line.is_empty() {
+        return Err(Failure::usage(
+            format!("passphrase file {} is empty", path.display()),
+            "put the passphrase on its first line",
+        ));
+    }
+    Ok(line)
+}
+
+/// Argon2id(passphrase, salt = the header's salt) with the header's parameters.
+fn stretch(passphrase: &str, header: &Header, source: KeySource) -> Result<MasterKey, Failure> {
+    let KeySource::Argon2id {
+        memory_kib,
+        iterations,
+        parallelism,
+    } = source
+    else {
+        return Err(Failure::usage(
+            "the file has no passphrase parameters",
+            "use --key-file",
+        ));
+    };
+    if memory_kib > ARGON2_MAX_MEMORY_KIB
+        || iterations > ARGON2_MAX_ITERATIONS
+        || parallelism > ARGON2_MAX_PARALLELISM
+    {
+        return Err(Failure::usage(
+            format!(
+                "the file asks for an excessive Argon2id cost ({memory_kib} KiB, {iterations} \
+                 passes, {parallelism} lanes)"
+            ),
+            "this file was not made by combsiv; do not trust it",
+        ));
+    }
+    let params = Params::new(memory_kib, iterations, parallelism, Some(32)).map_err(|e| {
+        Failure::usage(
+            format!("invalid Argon2id parameters: {e}"),
+            "the header is damaged",
+        )
+    })?;
+    let mut bytes = [0u8; 32];
+    Argon2::new(Algorithm::Argon2id, Version::V0x13, params)
+        .hash_password_into(passphrase.as_bytes(), &header.salt, &mut bytes)
+        .map_err(|e| Failure::usage(format!("Argon2id failed: {e}"), "check the passphrase"))?;
+    let key = MasterKey::new(bytes);
+    bytes.zeroize();
+    Ok(key)
+}
