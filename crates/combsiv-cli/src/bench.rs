@@ -98,7 +98,10 @@ fn streams(out: &mut String) {
          | threads | encrypt | decrypt |\n|---:|---:|---:|"
     );
     for threads in [1, cores] {
-        let options = Options { threads };
+        let options = Options {
+            threads,
+            backend: None,
+        };
         let encrypt = median_seconds(3, || {
             sealed.clear();
             let _ = stream::encrypt(&key, &header, &data[..], &mut sealed, &options, |_| {});

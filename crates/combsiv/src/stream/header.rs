@@ -4,7 +4,7 @@
 use zeroize::Zeroize;
 
 use super::StreamError;
-use crate::{Aes, Aes128GcmSiv, Aes256GcmSiv, Error, modes};
+use crate::{Aes, Aes128GcmSiv, Aes256GcmSiv, Backend, Error, modes};
 
 /// The first eight bytes of every combsiv stream.
 pub const MAGIC: [u8; 8] = *b"combsiv\0";
@@ -265,13 +265,24 @@ pub(super) fn chunk_nonce(index: u64, last: bool) -> [u8; 12] {
 }
 
 impl FileCipher {
-    pub(super) fn new(master: &MasterKey, header: &Header) -> Result<FileCipher, Error> {
+    pub(super) fn new(
+        master: &MasterKey,
+        header: &Header,
+        backend: Backend,
+    ) -> Result<FileCipher, Error> {
         let mut key = [0u8; 32];
-        let key = &mut key[..header.algorithm.key_len()];
-        derive_file_key(master, header, key)?;
+        derive_file_key(master, header, &mut key[..header.algorithm.key_len()])?;
         let cipher = match header.algorithm {
-            Algorithm::Aes128GcmSiv => Aes128GcmSiv::new_from_slice(key).map(FileCipher::Aes128),
-            Algorithm::Aes256GcmSiv => Aes256GcmSiv::new_from_slice(key).map(FileCipher::Aes256),
+            Algorithm::Aes128GcmSiv => {
+                let mut short = [0u8; 16];
+                short.copy_from_slice(&key[..16]);
+                let cipher = Aes128GcmSiv::with_backend(&short, backend).map(FileCipher::Aes128);
+                short.zeroize();
+                cipher
+            }
+            Algorithm::Aes256GcmSiv => {
+                Aes256GcmSiv::with_backend(&key, backend).map(FileCipher::Aes256)
+            }
         };
         key.zeroize();
         cipher

@@ -1,0 +1,313 @@
+//! The stream format (docs/FORMAT.md) against an independent encoder written from the spec
+//! with RustCrypto's `cmac` and `aes-gcm-siv`, the stored format vectors, and every tampering
+//! case the format claims to detect.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+use aes_gcm_siv::aead::{AeadInOut, KeyInit};
+use cmac::Mac;
+use combsiv::Backend;
+use combsiv::stream::{
+    self, Algorithm, Decryptor, HEADER_LEN, Header, KeySource, MasterKey, Options, StreamError,
+    TAG_LEN,
+};
+use common::{Rng, hex, load_vectors};
+
+/// FORMAT.md section 3: K(i) = AES-256-CMAC(MK, BE32(i) || label || 0x00 || salt || BE32(bits)).
+fn reference_file_key(master: &[u8; 32], salt: &[u8; 32], key_len: usize) -> Vec<u8> {
+    let mut key = Vec::new();
+    for i in 1u32..=2 {
+        let mut mac = <cmac::Cmac<aes::Aes256> as KeyInit>::new_from_slice(master).unwrap();
+        mac.update(&i.to_be_bytes());
+        mac.update(b"combsiv stream v1 file key");
+        mac.update(&[0]);
+        mac.update(salt);
+        mac.update(&(8 * key_len as u32).to_be_bytes());
+        key.extend_from_slice(&mac.finalize().into_bytes());
+    }
+    key.truncate(key_len);
+    key
+}
+
+/// FORMAT.md section 4, with the RustCrypto AEAD.
+fn reference_seal_one(key: &[u8], nonce: &[u8; 12], aad: &[u8], buf: &mut Vec<u8>) {
+    let tag = match key.len() {
+        16 => aes_gcm_siv::Aes128GcmSiv::new_from_slice(key)
+            .unwrap()
+            .encrypt_inout_detached(nonce.into(), aad, buf.as_mut_slice().into())
+            .unwrap(),
+        _ => aes_gcm_siv::Aes256GcmSiv::new_from_slice(key)
+            .unwrap()
+            .encrypt_inout_detached(nonce.into(), aad, buf.as_mut_slice().into())
+            .unwrap(),
+    };
+    buf.extend_from_slice(&tag);
+}
+
+/// A whole stream, encoded from FORMAT.md alone.
+fn reference_seal(master: &[u8; 32], header: &[u8; HEADER_LEN], plaintext: &[u8]) -> Vec<u8> {
+    let key_len = if header[9] == 1 { 16 } else { 32 };
+    let chunk = u32::from_le_bytes(header[12..16].try_into().unwrap()) as usize;
+    let salt: [u8; 32] = header[28..60].try_into().unwrap();
+    let key = reference_file_key(master, &salt, key_len);
+    let mut out = header.to_vec();
+    let mut header_tag = Vec::new();
+    reference_seal_one(&key, &[0xff; 12], header, &mut header_tag);
+    out.extend_from_slice(&header_tag);
+    let full = plaintext.len() / chunk;
+    for i in 0..=full {
+        let body = &plaintext[i * chunk..((i + 1) * chunk).min(plaintext.len())];
+        let mut nonce = [0u8; 12];
+        nonce[..8].copy_from_slice(&(i as u64).to_le_bytes());
+        nonce[8] = u8::from(i == full);
+        let mut buf = body.to_vec();
+        reference_seal_one(&key, &nonce, header, &mut buf);
+        out.extend_from_slice(&buf);
+    }
+    out
+}
+
+fn header(algorithm: Algorithm, chunk_size: u32, salt: [u8; 32]) -> Header {
+    Header {
+        algorithm,
+        chunk_size,
+        key_source: KeySource::KeyFile,
+        salt,
+    }
+}
+
+fn seal(
+    master: &[u8; 32],
+    header: &Header,
+    plaintext: &[u8],
+    (threads, backend): (usize, Backend),
+) -> Vec<u8> {
+    let mut out = Vec::new();
+    let options = Options {
+        threads,
+        backend: Some(backend),
+    };
+    let key = MasterKey::new(*master);
+    stream::encrypt(&key, header, plaintext, &mut out, &options, |_| {}).unwrap();
+    out
+}
+
+/// Decrypts; returns what was written and the result.
+fn open(
+    master: &[u8; 32],
+    sealed: &[u8],
+    (threads, backend): (usize, Backend),
+) -> (Vec<u8>, Result<u64, StreamError>) {
+    let mut out = Vec::new();
+    let key = MasterKey::new(*master);
+    let options = Options {
+        threads,
+        backend: Some(backend),
+    };
+    let result = Decryptor::new(sealed).and_then(|d| d.decrypt(&key, &mut out, &options, |_| {}));
+    (out, result)
+}
+
+#[test]
+fn matches_the_independent_encoder_around_chunk_boundaries() {
+    let mut rng = Rng::new(81);
+    for algorithm in [Algorithm::Aes128GcmSiv, Algorithm::Aes256GcmSiv] {
+        for chunk in [16u32, 17, 64, 1000] {
+            let c = chunk as usize;
+            let lengths = [0, 1, c - 1, c, c + 1, 2 * c, 5 * c - 1, 5 * c + 3, 4200];
+            for len in lengths {
+                let master: [u8; 32] = rng.array();
+                let h = header(algorithm, chunk, rng.array());
+                let plaintext = rng.bytes(len);
+                let expected = reference_seal(&master, &h.to_bytes(), &plaintext);
+                let runs = [1, 2, 3].into_iter().flat_map(|threads| {
+                    Backend::available()
+                        .into_iter()
+                        .map(move |backend| (threads, backend))
+                });
+                for run in runs {
+                    let context = format!("{algorithm:?} chunk {chunk} len {len} {run:?}");
+                    assert_eq!(seal(&master, &h, &plaintext, run), expected, "{context}");
+                    let (opened, result) = open(&master, &expected, run);
+                    assert_eq!(result.ok(), Some(len as u64), "{context}");
+                    assert_eq!(opened, plaintext, "{context}");
+                }
+                assert_eq!(expected.len() as u64, stream::sealed_len(len as u64, chunk));
+            }
+        }
+    }
+}
+
+#[test]
+fn stored_format_vectors() {
+    let file = load_vectors("stream.json");
+    let vectors = file["vectors"].as_array().unwrap();
+    assert!(vectors.len() >= 6);
+    for v in vectors {
+        let field = |name: &str| hex(&v[name]);
+        let master: [u8; 32] = field("master_key").try_into().unwrap();
+        let header_bytes: [u8; HEADER_LEN] = field("header").try_into().unwrap();
+        let (plaintext, sealed) = (field("plaintext"), field("stream"));
+        assert_eq!(reference_seal(&master, &header_bytes, &plaintext), sealed);
+        let parsed = Header::parse(&header_bytes).unwrap();
+        assert_eq!(parsed.to_bytes(), header_bytes);
+        for backend in Backend::available() {
+            assert_eq!(seal(&master, &parsed, &plaintext, (2, backend)), sealed);
+            let (opened, result) = open(&master, &sealed, (2, backend));
+            assert_eq!(result.ok(), Some(plaintext.len() as u64));
+            assert_eq!(opened, plaintext);
+        }
+    }
+}
+
+/// How a tampered stream may fail: its output must be a prefix of the plaintext ending on a
+/// chunk boundary before the damage, and the error must say why.
+fn assert_rejected(
+    name: &str,
+    master: &[u8; 32],
+    sealed: &[u8],
+    plaintext: &[u8],
+    chunk: usize,
+) -> StreamError {
+    let (opened, result) = open(master, sealed, (2, Backend::detected()));
+    let error = match result {
+        Err(error) => error,
+        Ok(_) => panic!("{name}: accepted"),
+    };
+    assert!(
+        opened.len().is_multiple_of(chunk),
+        "{name}: partial chunk released"
+    );
+    assert_eq!(
+        opened,
+        plaintext[..opened.len()],
+        "{name}: unverified data released"
+    );
+    error
+}
+
+#[test]
+fn every_tampering_is_detected() {
+    let chunk = 64usize;
+    let master = [7u8; 32];
+    let plaintext = Rng::new(5).bytes(chunk * 6 + 20);
+    let h = header(Algorithm::Aes256GcmSiv, chunk as u32, [1; 32]);
+    let sealed = seal(&master, &h, &plaintext, (2, Backend::detected()));
+    let start = HEADER_LEN + TAG_LEN;
+    let sealed_chunk = chunk + TAG_LEN;
+    let chunk_range = |i: usize| {
+        let from = start + i * sealed_chunk;
+        from..(from + sealed_chunk).min(sealed.len())
+    };
+    let chunks: Vec<&[u8]> = (0..7).map(|i| &sealed[chunk_range(i)]).collect();
+    let rebuild = |order: &[usize]| {
+        let mut out = sealed[..start].to_vec();
+        for &i in order {
+            out.extend_from_slice(chunks[i]);
+        }
+        out
+    };
+    let mut cases: Vec<(String, Vec<u8>)> = Vec::new();
+    for position in (0..sealed.len()).step_by(7) {
+        let mut bad = sealed.clone();
+        bad[position] ^= 0x20;
+        cases.push((format!("flip byte {position}"), bad));
+    }
+    cases.push((
+        "swap chunks 1 and 2".into(),
+        rebuild(&[0, 2, 1, 3, 4, 5, 6]),
+    ));
+    cases.push(("drop chunk 3".into(), rebuild(&[0, 1, 2, 4, 5, 6])));
+    cases.push((
+        "duplicate chunk 2".into(),
+        rebuild(&[0, 1, 2, 2, 3, 4, 5, 6]),
+    ));
+    cases.push(("drop the final chunk".into(), rebuild(&[0, 1, 2, 3, 4, 5])));
+    cases.push(("final chunk moved first".into(), rebuild(&[6])));
+    for cut in 0..sealed.len() {
+        cases.push((format!("truncate to {cut} bytes"), sealed[..cut].to_vec()));
+    }
+    for extra in [&[0u8][..], &[0; 16], chunks[1], chunks[6]] {
+        let mut longer = sealed.clone();
+        longer.extend_from_slice(extra);
+        cases.push((format!("append {} bytes", extra.len()), longer));
+    }
+    // Another stream under the same key: same layout, its own salt and so its own file key.
+    let other = seal(
+        &master,
+        &header(Algorithm::Aes256GcmSiv, chunk as u32, [2; 32]),
+        &plaintext,
+        (1, Backend::Portable),
+    );
+    let mut spliced = sealed.clone();
+    spliced[chunk_range(2)].copy_from_slice(&other[chunk_range(2)]);
+    cases.push(("splice chunk 2 from another stream".into(), spliced));
+    let mut other_header = other[..start].to_vec();
+    other_header.extend_from_slice(&sealed[start..]);
+    cases.push(("another stream's header".into(), other_header));
+
+    let mut counts = std::collections::BTreeMap::<String, usize>::new();
+    for (name, bad) in &cases {
+        let error = assert_rejected(name, &master, bad, &plaintext, chunk);
+        let kind = format!("{error:?}");
+        let kind = kind
+            .split([' ', '(', '{'])
+            .next()
+            .unwrap_or_default()
+            .to_owned();
+        *counts.entry(kind).or_default() += 1;
+    }
+    // The wrong key fails at the header, before any chunk.
+    let error = assert_rejected("wrong key", &[8; 32], &sealed, &plaintext, chunk);
+    assert!(matches!(error, StreamError::WrongKey));
+    assert!(cases.len() > 600, "{} cases", cases.len());
+    for kind in ["Corrupted", "Truncated", "WrongKey", "NotCombsiv"] {
+        assert!(
+            counts.contains_key(kind),
+            "no case failed as {kind}: {counts:?}"
+        );
+    }
+}
+
+#[test]
+fn headers_are_validated() {
+    let good = header(Algorithm::Aes128GcmSiv, 64, [3; 32]).to_bytes();
+    let mutate = |at: usize, value: u8| {
+        let mut bad = good;
+        bad[at] = value;
+        Header::parse(&bad)
+    };
+    assert!(matches!(mutate(0, b'C'), Err(StreamError::NotCombsiv)));
+    assert!(matches!(
+        mutate(8, 2),
+        Err(StreamError::UnsupportedVersion(2))
+    ));
+    assert!(matches!(mutate(9, 3), Err(StreamError::InvalidHeader(_))));
+    assert!(matches!(mutate(10, 2), Err(StreamError::InvalidHeader(_))));
+    assert!(matches!(mutate(11, 1), Err(StreamError::InvalidHeader(_))));
+    assert!(matches!(mutate(63, 1), Err(StreamError::InvalidHeader(_))));
+    assert!(matches!(mutate(16, 1), Err(StreamError::InvalidHeader(_))));
+    assert!(matches!(mutate(12, 15), Err(StreamError::InvalidHeader(_))));
+    assert!(matches!(mutate(15, 8), Err(StreamError::InvalidHeader(_))));
+    // Argon2id with a zero parameter.
+    let mut argon = header(Algorithm::Aes128GcmSiv, 64, [3; 32]);
+    argon.key_source = KeySource::Argon2id {
+        memory_kib: 8,
+        iterations: 0,
+        parallelism: 1,
+    };
+    assert!(matches!(
+        Header::parse(&argon.to_bytes()),
+        Err(StreamError::InvalidHeader(_))
+    ));
+    // A cut header is truncated; anything without the magic is not a stream.
+    assert!(matches!(
+        Decryptor::new(&good[..10]),
+        Err(StreamError::Truncated { chunks: 0 })
+    ));
+    assert!(matches!(
+        Decryptor::new(&b"hello"[..]),
+        Err(StreamError::NotCombsiv)
+    ));
+}
