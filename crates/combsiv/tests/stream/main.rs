@@ -2,6 +2,13 @@
 //! with RustCrypto's `cmac` and `aes-gcm-siv`, the stored format vectors, and every tampering
 //! case the format claims to detect.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a test that cannot proceed should fail loudly"
+)]
+
 #[path = "../common/mod.rs"]
 mod common;
 
