@@ -86,6 +86,10 @@ pub fn keygen(path: Option<&Path>) -> Result<(), Failure> {
     }
     text.push('\n');
     match path {
+        Some(path) if path.exists() => Err(Failure::usage(
+            format!("refusing to overwrite {}", path.display()),
+            "keys are never overwritten: choose a new path, or delete the old key first",
+        )),
         Some(path) => {
             let mut file = OpenOptions::new()
                 .write(true)
