@@ -23,6 +23,16 @@ pub struct Job {
     pub chunk_size: u32,
     pub force: bool,
     pub quiet: bool,
+    pub threads: usize,
+}
+
+impl Job {
+    fn options(&self) -> Options {
+        Options {
+            threads: self.threads,
+            backend: None,
+        }
+    }
 }
 
 /// `-` and an absent path both mean the standard stream.
@@ -233,7 +243,7 @@ pub fn encrypt(job: &Job) -> Result<(), Failure> {
     let name = input.name.clone();
     let reader = &input.reader;
     with_output(output, |writer| {
-        stream::encrypt(&key, &header, reader, writer, &Options::default(), |done| {
+        stream::encrypt(&key, &header, reader, writer, &job.options(), |done| {
             if let Some(bar) = &bar {
                 bar.set_position(done);
             }
@@ -262,7 +272,7 @@ pub fn decrypt(job: &Job) -> Result<(), Failure> {
     let bar = progress_bar(job, &input);
     with_output(output, |writer| {
         decryptor
-            .decrypt(&key, writer, &Options::default(), |done| {
+            .decrypt(&key, writer, &job.options(), |done| {
                 if let Some(bar) = &bar {
                     bar.set_position(done);
                 }

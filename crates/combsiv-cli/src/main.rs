@@ -75,6 +75,9 @@ struct CryptArgs {
     /// No progress bar
     #[arg(short, long)]
     quiet: bool,
+    /// Worker threads (default: one per core)
+    #[arg(long, value_name = "N", default_value_t = 0, hide_default_value = true)]
+    threads: usize,
 }
 
 #[derive(Args, Debug)]
@@ -184,6 +187,7 @@ fn crypt_job(args: CryptArgs) -> Result<crypt::Job, Failure> {
         chunk_size,
         force: args.force,
         quiet: args.quiet,
+        threads: args.threads,
     })
 }
 
