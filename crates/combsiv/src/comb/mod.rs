@@ -180,9 +180,11 @@ impl Comb {
 
     /// Scratch held copies of plaintext, keystream or masked subkeys. It stays owned by the
     /// engine, so these stores cannot be elided as dead; a byte-wise volatile wipe would cost
-    /// about a cycle per byte of every message.
-    fn wipe_scratch(&mut self) {
-        self.scratch.fill([0; 16]);
+    /// about a cycle per byte of every message. Wiping after every use also keeps the whole
+    /// scratch zero between calls, which [`zeroed`] relies on.
+    fn wipe_scratch(&mut self, blocks: usize) {
+        let used = blocks.min(self.scratch.len());
+        self.scratch[..used].as_flattened_mut().fill(0);
     }
 
     fn run(&mut self, chain: Chain, lanes: &mut [Lane<'_>]) {
@@ -246,10 +248,8 @@ impl Comb {
             .iter()
             .filter(|(_, _, data)| !data.len().is_multiple_of(16))
             .count();
-        self.scratch.clear();
-        self.scratch.resize(tails, [0; 16]);
         let mut tail_lanes = Vec::with_capacity(tails);
-        let mut slots = self.scratch.iter_mut();
+        let mut slots = zeroed(&mut self.scratch, tails).iter_mut();
         for (job, (key, _, data)) in jobs.iter().enumerate() {
             let tail = data.as_chunks::<16>().1;
             if tail.is_empty() {
@@ -267,7 +267,7 @@ impl Comb {
         }
         lanes::advance(chain, &mut tail_lanes, 1);
         drop(tail_lanes);
-        let mut slots = self.scratch.iter();
+        let mut slots = self.scratch[..tails].iter();
         for (_, _, data) in jobs.iter_mut() {
             let tail = data.as_chunks_mut::<16>().1;
             if tail.is_empty() {
@@ -278,7 +278,7 @@ impl Comb {
                 tail.copy_from_slice(&slot[..len]);
             }
         }
-        self.wipe_scratch();
+        self.wipe_scratch(tails);
         states.zeroize();
     }
 
@@ -290,10 +290,9 @@ impl Comb {
             .iter()
             .map(|j| j.message.len().div_ceil(16).max(1))
             .collect();
-        self.scratch.clear();
-        self.scratch.resize(sizes.iter().sum(), [0; 16]);
+        let total: usize = sizes.iter().sum();
         let mut lanes = Vec::with_capacity(jobs.len());
-        let mut rest = self.scratch.as_mut_slice();
+        let mut rest = zeroed(&mut self.scratch, total);
         // Subkeys cost two AES calls; derive them once per run of jobs sharing a key.
         let mut subkeys: Option<(&Aes, crate::modes::CmacSubkeys)> = None;
         for (job, (j, &size)) in jobs.iter().zip(&sizes).enumerate() {
@@ -325,7 +324,7 @@ impl Comb {
             }
         }
         drop(lanes);
-        self.wipe_scratch();
+        self.wipe_scratch(total);
         Ok(())
     }
 
@@ -377,10 +376,9 @@ impl Comb {
             .iter()
             .map(|j| j.ccm.mac_input_blocks(j.aad.len(), j.data.len()))
             .collect();
-        self.scratch.clear();
-        self.scratch.resize(sizes.iter().sum(), [0; 16]);
+        let total: usize = sizes.iter().sum();
         let mut lanes = Vec::with_capacity(jobs.len());
-        let mut rest = self.scratch.as_mut_slice();
+        let mut rest = zeroed(&mut self.scratch, total);
         for (job, (j, &size)) in jobs.iter().zip(&sizes).enumerate() {
             let (blocks, after) = rest.split_at_mut(size);
             rest = after;
@@ -400,7 +398,16 @@ impl Comb {
             macs[lane.job] = lane.state;
         }
         drop(lanes);
-        self.wipe_scratch();
+        self.wipe_scratch(total);
         macs
     }
+}
+
+/// The first `blocks` blocks of the engine's scratch, all zero: the scratch is wiped after
+/// every use, so only growth has to write.
+fn zeroed(scratch: &mut Vec<[u8; 16]>, blocks: usize) -> &mut [[u8; 16]] {
+    if scratch.len() < blocks {
+        scratch.resize(blocks, [0; 16]);
+    }
+    &mut scratch[..blocks]
 }

@@ -67,11 +67,10 @@ pub fn cmac(key: &Aes, message: &[u8]) -> [u8; 16] {
 #[cfg(feature = "alloc")]
 pub(crate) fn cmac_blocks(subkeys: &([u8; 16], [u8; 16]), message: &[u8], out: &mut [[u8; 16]]) {
     let (body, mut final_block) = split_final_block(subkeys, message);
-    for (slot, block) in out
-        .iter_mut()
-        .zip(body.iter().chain(core::iter::once(&final_block)))
-    {
-        *slot = *block;
+    let (body_out, last) = out.split_at_mut(body.len().min(out.len()));
+    body_out.copy_from_slice(&body[..body_out.len()]);
+    if let Some(slot) = last.first_mut() {
+        *slot = final_block;
     }
     final_block.zeroize();
 }
