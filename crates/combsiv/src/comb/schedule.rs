@@ -1,6 +1,8 @@
 //! Which lanes advance together, and by how much: the comb paper's windows, and a greedy
 //! refill scheduler in the style of intel-ipsec-mb.
 
+use alloc::vec::Vec;
+
 use super::lanes::{Chain, Lane, advance};
 
 /// How a [`crate::comb::Comb`] assigns messages to lanes.
@@ -52,9 +54,7 @@ pub(crate) fn run(
 ) {
     let width = lanes_per_group.max(1);
     match schedule {
-        Schedule::Windows => {
-            lanes.sort_by_key(|lane| (lane.kind(), core::cmp::Reverse(lane.remaining())))
-        }
+        Schedule::Windows => sort_longest_first(lanes),
         // Stable: arrival order within a kind.
         Schedule::Greedy => lanes.sort_by_key(|lane| lane.kind()),
     }
@@ -68,6 +68,40 @@ pub(crate) fn run(
             Schedule::Greedy => run_greedy(chain, of_kind, width, stats),
         }
         rest = after;
+    }
+}
+
+/// Orders lanes by kind, then by decreasing remaining length. Sorting the lanes themselves
+/// (64 bytes each) took an eighth of the time on the Internet mix; sorting 16-byte keys and
+/// then moving every lane once along the permutation's cycles does not.
+fn sort_longest_first(lanes: &mut [Lane<'_>]) {
+    const LENGTH_BITS: u32 = 40;
+    let length_mask = (1u64 << LENGTH_BITS) - 1;
+    let mut order: Vec<(u64, usize)> = lanes
+        .iter()
+        .enumerate()
+        .map(|(index, lane)| {
+            let (backend, bits) = lane.kind();
+            let longest_first = !(lane.remaining() as u64).min(length_mask) & length_mask;
+            let key = (u64::from(backend) << 56) | (u64::from(bits) << LENGTH_BITS) | longest_first;
+            (key, index)
+        })
+        .collect();
+    order.sort_unstable();
+    // Position i receives the lane now at `from[i]`; each cycle of the permutation is walked
+    // once, and a visited position is marked as a fixed point.
+    let mut from: Vec<usize> = order.into_iter().map(|(_, index)| index).collect();
+    for start in 0..from.len() {
+        let mut position = start;
+        while from[position] != position {
+            let source = from[position];
+            from[position] = position;
+            if source == start {
+                break;
+            }
+            lanes.swap(position, source);
+            position = source;
+        }
     }
 }
 
