@@ -491,6 +491,88 @@ fn refuses_to_write_ciphertext_to_a_terminal() {
     assert!(text.contains("hello"));
 }
 
+/// Runs `combsiv args` on a pseudo-terminal and types `answers` at its passphrase prompts;
+/// returns the exit code and everything the terminal showed.
+fn typing(args: &[&str], answers: &[&str]) -> (i32, String) {
+    const TYPIST: &str = r#"
+import os, pty, sys
+answers = sys.argv[1].split("\n")
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(sys.argv[2], sys.argv[2:])
+shown = b""
+def read(prompts=None):
+    global shown
+    while prompts is None or shown.count(b": ") < prompts:
+        try:
+            chunk = os.read(fd, 1024)
+        except OSError:
+            return
+        if not chunk:
+            return
+        shown += chunk
+for number, answer in enumerate(answers, 1):
+    read(number)
+    os.write(fd, answer.encode() + b"\n")
+read()
+_, status = os.waitpid(pid, 0)
+sys.stdout.buffer.write(shown)
+sys.exit(os.waitstatus_to_exitcode(status))
+"#;
+    let output = StdCommand::new("python3")
+        .args(["-c", TYPIST, &answers.join("\n")])
+        .arg(assert_cmd::cargo::cargo_bin("combsiv"))
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn prompts_for_the_passphrase_without_echo() {
+    let s = Scratch::new();
+    let plain = s.write("plain", b"typed");
+    let sealed = s.path("sealed");
+    let (plain, sealed_text) = (plain.to_str().unwrap(), sealed.to_str().unwrap());
+    let args = ["encrypt", "--passphrase", "-i", plain, "-o", sealed_text];
+    let (code, shown) = typing(&args, &["tiger lily", "tiger lily"]);
+    assert_eq!(code, 0, "{shown}");
+    assert!(
+        shown.contains("Passphrase: ") && shown.contains("Passphrase (again): "),
+        "{shown}"
+    );
+    assert!(
+        !shown.contains("tiger"),
+        "the passphrase was echoed: {shown}"
+    );
+    s.write("pass", b"tiger lily\n");
+    combsiv()
+        .args(["decrypt", "--passphrase-file"])
+        .arg(s.path("pass"))
+        .arg("-i")
+        .arg(&sealed)
+        .assert()
+        .success()
+        .stdout("typed");
+    let (code, shown) = typing(&["decrypt", "-p", "-i", sealed_text], &["tiger lily"]);
+    assert_eq!(code, 0, "{shown}");
+    assert!(
+        shown.contains("typed") && !shown.contains("tiger"),
+        "{shown}"
+    );
+    // A confirmation that differs writes nothing.
+    let other = s.path("other");
+    let args = ["encrypt", "-p", "-i", plain, "-o", other.to_str().unwrap()];
+    let (code, shown) = typing(&args, &["one", "two"]);
+    assert_eq!(code, 2, "{shown}");
+    assert!(shown.contains("the passphrases differ"), "{shown}");
+    assert!(!s.path("other").exists());
+}
+
 #[test]
 fn usage_errors_exit_2_without_debug_output() {
     combsiv().assert().code(2);
