@@ -7,7 +7,7 @@ use std::os::fd::AsFd;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
-use combsiv::stream::{self, Algorithm, Decryptor, Header, Options};
+use combsiv::stream::{self, Algorithm, Decryptor, Header, MasterKey, Options, StreamError};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::failure::Failure;
@@ -226,30 +226,33 @@ fn with_output(
     }
 }
 
-pub fn encrypt(job: &Job) -> Result<(), Failure> {
-    let input = open_input(named(&job.input))?;
-    let header = Header::new(job.algorithm, job.chunk_size, job.key.source()).map_err(|e| {
-        Failure::usage(e.to_string(), "choose a chunk size from 16 bytes to 64 MiB")
-    })?;
-    let output = open_output(job, &input, true)?;
-    let key = match job.key.master_key(&header, true) {
+/// Gets the key, then runs `body` into the output with progress reports; the output is
+/// committed only if all of it succeeded.
+fn process(
+    job: &Job,
+    input: &Input,
+    output: Output,
+    key: impl FnOnce() -> Result<MasterKey, Failure>,
+    body: impl FnOnce(&MasterKey, &mut File, &(dyn Fn(u64) + Sync)) -> Result<u64, StreamError>,
+    decrypting: bool,
+) -> Result<(), Failure> {
+    let key = match key() {
         Ok(key) => key,
         Err(failure) => {
             output.abandon();
             return Err(failure);
         }
     };
-    let bar = progress_bar(job, &input);
-    let name = input.name.clone();
-    let reader = &input.reader;
+    let bar = progress_bar(job, input);
+    let report = |done: u64| {
+        if let Some(bar) = &bar {
+            bar.set_position(done);
+        }
+    };
     with_output(output, |writer| {
-        stream::encrypt(&key, &header, reader, writer, &job.options(), |done| {
-            if let Some(bar) = &bar {
-                bar.set_position(done);
-            }
-        })
-        .map(|_| ())
-        .map_err(|e| Failure::stream(e, &name, false))
+        body(&key, writer, &report)
+            .map(|_| ())
+            .map_err(|e| Failure::stream(e, &input.name, decrypting))
     })?;
     if let Some(bar) = bar {
         bar.finish_and_clear();
@@ -257,31 +260,36 @@ pub fn encrypt(job: &Job) -> Result<(), Failure> {
     Ok(())
 }
 
+pub fn encrypt(job: &Job) -> Result<(), Failure> {
+    let input = open_input(named(&job.input))?;
+    let header = Header::new(job.algorithm, job.chunk_size, job.key.source()).map_err(|e| {
+        Failure::usage(e.to_string(), "choose a chunk size from 16 bytes to 64 MiB")
+    })?;
+    let output = open_output(job, &input, true)?;
+    process(
+        job,
+        &input,
+        output,
+        || job.key.master_key(&header, true),
+        |key, writer, report| {
+            stream::encrypt(key, &header, &input.reader, writer, &job.options(), report)
+        },
+        false,
+    )
+}
+
 pub fn decrypt(job: &Job) -> Result<(), Failure> {
     let input = open_input(named(&job.input))?;
-    let name = input.name.clone();
-    let decryptor = Decryptor::new(&input.reader).map_err(|e| Failure::stream(e, &name, true))?;
+    let decryptor =
+        Decryptor::new(&input.reader).map_err(|e| Failure::stream(e, &input.name, true))?;
     let output = open_output(job, &input, false)?;
-    let key = match job.key.master_key(decryptor.header(), false) {
-        Ok(key) => key,
-        Err(failure) => {
-            output.abandon();
-            return Err(failure);
-        }
-    };
-    let bar = progress_bar(job, &input);
-    with_output(output, |writer| {
-        decryptor
-            .decrypt(&key, writer, &job.options(), |done| {
-                if let Some(bar) = &bar {
-                    bar.set_position(done);
-                }
-            })
-            .map(|_| ())
-            .map_err(|e| Failure::stream(e, &name, true))
-    })?;
-    if let Some(bar) = bar {
-        bar.finish_and_clear();
-    }
-    Ok(())
+    let header = decryptor.header().clone();
+    process(
+        job,
+        &input,
+        output,
+        || job.key.master_key(&header, false),
+        |key, writer, report| decryptor.decrypt(key, writer, &job.options(), report),
+        true,
+    )
 }

@@ -453,13 +453,12 @@ fn refuses_overwrite_same_file_and_missing_input() {
     assert!(Path::new("/dev/null").exists());
 }
 
-/// Runs `combsiv args` with stdin, stdout and stderr on a pseudo-terminal (Python's `pty`,
-/// which CI machines have); returns the exit code and what the terminal showed.
-fn on_terminal(args: &[&str]) -> (i32, String) {
-    const SPAWN: &str =
-        "import os, pty, sys; sys.exit(os.waitstatus_to_exitcode(pty.spawn(sys.argv[1:])))";
+/// Runs the Python `script` with `script_args`, then the combsiv binary and `args`; returns
+/// the exit code and the script's stdout (what the terminal showed).
+fn python(script: &str, script_args: &[&str], args: &[&str]) -> (i32, String) {
     let output = StdCommand::new("python3")
-        .args(["-c", SPAWN])
+        .args(["-c", script])
+        .args(script_args)
         .arg(assert_cmd::cargo::cargo_bin("combsiv"))
         .args(args)
         .stdin(Stdio::null())
@@ -469,6 +468,14 @@ fn on_terminal(args: &[&str]) -> (i32, String) {
         output.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&output.stdout).into_owned(),
     )
+}
+
+/// Runs `combsiv args` with stdin, stdout and stderr on a pseudo-terminal (Python's `pty`,
+/// which CI machines have).
+fn on_terminal(args: &[&str]) -> (i32, String) {
+    const SPAWN: &str =
+        "import os, pty, sys; sys.exit(os.waitstatus_to_exitcode(pty.spawn(sys.argv[1:])))";
+    python(SPAWN, &[], args)
 }
 
 #[test]
@@ -495,7 +502,7 @@ fn refuses_to_write_ciphertext_to_a_terminal() {
 /// returns the exit code and everything the terminal showed.
 fn typing(args: &[&str], answers: &[&str]) -> (i32, String) {
     const TYPIST: &str = r#"
-import os, pty, sys
+import os, pty, sys, termios, time
 answers = sys.argv[1].split("\n")
 pid, fd = pty.fork()
 if pid == 0:
@@ -513,23 +520,17 @@ def read(prompts=None):
         shown += chunk
 for number, answer in enumerate(answers, 1):
     read(number)
+    # Type only once the program has turned echo off, as a person would be slow enough to.
+    deadline = time.time() + 10
+    while termios.tcgetattr(fd)[3] & termios.ECHO and time.time() < deadline:
+        time.sleep(0.005)
     os.write(fd, answer.encode() + b"\n")
 read()
 _, status = os.waitpid(pid, 0)
 sys.stdout.buffer.write(shown)
 sys.exit(os.waitstatus_to_exitcode(status))
 "#;
-    let output = StdCommand::new("python3")
-        .args(["-c", TYPIST, &answers.join("\n")])
-        .arg(assert_cmd::cargo::cargo_bin("combsiv"))
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    (
-        output.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-    )
+    python(TYPIST, &[&answers.join("\n")], args)
 }
 
 #[test]

@@ -134,6 +134,24 @@ const KEY_DERIVATION: &str = "key derivation";
 const PER_NONCE_KEYS: &str = "per-nonce keys";
 const REPEATED_NONCES: &str = "repeated nonces";
 
+/// 3N / 2^96, for N = 2^`n` nonces.
+fn key_derivation(n: f64) -> Term {
+    Term {
+        name: KEY_DERIVATION,
+        formula: "3N / 2^96",
+        log2: 3f64.log2() + n - 96.0,
+    }
+}
+
+/// N * Bmax^2 / 2^129, for N = 2^`n` nonces and Bmax = 2^`bmax` blocks.
+fn per_nonce_keys(n: f64, bmax: f64, formula: &'static str) -> Term {
+    Term {
+        name: PER_NONCE_KEYS,
+        formula,
+        log2: n + 2.0 * bmax - 129.0,
+    }
+}
+
 /// AES-GCM-SIV with chosen nonces (section 6.1, the paper's Corollary 6.3).
 pub fn gcm_siv_nonce_based(profile: &NonceProfile) -> Bound {
     let n = log2_count(profile.nonces);
@@ -141,16 +159,8 @@ pub fn gcm_siv_nonce_based(profile: &NonceProfile) -> Bound {
     let m = log2_count(profile.max_blocks);
     Bound {
         terms: vec![
-            Term {
-                name: KEY_DERIVATION,
-                formula: "3N / 2^96",
-                log2: 3f64.log2() + n - 96.0,
-            },
-            Term {
-                name: PER_NONCE_KEYS,
-                formula: "N * Bmax^2 / 2^129, Bmax = Q * 2^m",
-                log2: n + 2.0 * (q + m) - 129.0,
-            },
+            key_derivation(n),
+            per_nonce_keys(n, q + m, "N * Bmax^2 / 2^129, Bmax = Q * 2^m"),
             Term {
                 name: REPEATED_NONCES,
                 formula: "N * Q^2 / 2^(126 - m)",
@@ -170,16 +180,12 @@ pub fn gcm_siv_random_nonces(profile: &RandomNonceProfile) -> Bound {
     let m = log2_count(profile.max_blocks);
     Bound {
         terms: vec![
-            Term {
-                name: KEY_DERIVATION,
-                formula: "3N / 2^96",
-                log2: 3f64.log2() + n - 96.0,
-            },
-            Term {
-                name: PER_NONCE_KEYS,
-                formula: "N * Bmax^2 / 2^129, Bmax = 8 * 2^m",
-                log2: n + 2.0 * (RANDOM_NONCE_REPEATS_LOG2 + m) - 129.0,
-            },
+            key_derivation(n),
+            per_nonce_keys(
+                n,
+                RANDOM_NONCE_REPEATS_LOG2 + m,
+                "N * Bmax^2 / 2^129, Bmax = 8 * 2^m",
+            ),
         ],
     }
 }

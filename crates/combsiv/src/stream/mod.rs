@@ -154,7 +154,16 @@ struct Sink<'a, O, P> {
     produced: u64,
 }
 
-impl<O: Write, P: FnMut(u64)> Sink<'_, O, P> {
+impl<'a, O: Write, P: FnMut(u64)> Sink<'a, O, P> {
+    fn new(output: &'a mut O, progress: &'a mut P) -> Self {
+        Sink {
+            output,
+            progress,
+            consumed: 0,
+            produced: 0,
+        }
+    }
+
     fn write(&mut self, slot: &Slot) -> Result<(), StreamError> {
         self.output.write_all(&slot.data)?;
         self.consumed += slot.input_len as u64;
@@ -193,12 +202,7 @@ pub fn encrypt(
     output.write_all(&header_bytes)?;
     output.write_all(&cipher.header_tag(&header_bytes)?)?;
     let chunk = header.chunk_size as usize;
-    let mut sink = Sink {
-        output: &mut output,
-        progress: &mut progress,
-        consumed: 0,
-        produced: 0,
-    };
+    let mut sink = Sink::new(&mut output, &mut progress);
     pipeline::run(
         options.threads(),
         chunk + TAG_LEN,
@@ -287,12 +291,7 @@ impl<R: Read> Decryptor<R> {
             .map_err(|_| StreamError::WrongKey)?;
         let header_bytes = self.header_bytes;
         let sealed_chunk = self.header.chunk_size as usize + TAG_LEN;
-        let mut sink = Sink {
-            output: &mut output,
-            progress: &mut progress,
-            consumed: 0,
-            produced: 0,
-        };
+        let mut sink = Sink::new(&mut output, &mut progress);
         pipeline::run(
             options.threads(),
             sealed_chunk,
