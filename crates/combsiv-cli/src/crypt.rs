@@ -6,6 +6,7 @@ use std::io::{self, IsTerminal};
 use std::os::fd::AsFd;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
 
 use combsiv::stream::{self, Algorithm, Decryptor, Header, MasterKey, Options, StreamError};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -76,6 +77,30 @@ fn open_input(path: Option<&Path>) -> Result<Input, Failure> {
     }
 }
 
+/// The temporary file being written, for the signal handler to remove.
+static PENDING: Mutex<Option<PathBuf>> = Mutex::new(None);
+
+fn pending() -> std::sync::MutexGuard<'static, Option<PathBuf>> {
+    PENDING.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// On SIGINT, SIGTERM or SIGHUP, removes the temporary file being written (it may hold
+/// verified plaintext) and exits with 128 + the signal number, as a shell reports it.
+pub fn clean_up_on_signals() {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
+        return;
+    };
+    std::thread::spawn(move || {
+        if let Some(signal) = signals.forever().next() {
+            if let Some(temp) = pending().take() {
+                let _ = fs::remove_file(temp);
+            }
+            std::process::exit(128 + signal);
+        }
+    });
+}
+
 /// Where the output goes.
 enum Output {
     /// A temporary file beside `target`, renamed onto it once everything verified.
@@ -113,6 +138,7 @@ impl Output {
         if let Output::Replace { temp, file, .. } = self {
             drop(file);
             let _ = fs::remove_file(&temp);
+            *pending() = None;
         }
     }
 }
@@ -176,6 +202,7 @@ fn open_output(job: &Job, input: &Input, encrypting: bool) -> Result<Output, Fai
             .open(&temp)
         {
             Ok(file) => {
+                *pending() = Some(temp.clone());
                 return Ok(Output::Replace {
                     temp,
                     target: target.to_path_buf(),

@@ -200,8 +200,14 @@ fn print(text: &str) -> Result<(), Failure> {
 fn run(cli: Cli) -> Result<(), Failure> {
     match cli.command {
         Command::Keygen { output } => keys::keygen(output.as_deref()),
-        Command::Encrypt(args) => crypt::encrypt(&crypt_job(args)?),
-        Command::Decrypt(args) => crypt::decrypt(&crypt_job(args)?),
+        Command::Encrypt(args) => {
+            crypt::clean_up_on_signals();
+            crypt::encrypt(&crypt_job(args)?)
+        }
+        Command::Decrypt(args) => {
+            crypt::clean_up_on_signals();
+            crypt::decrypt(&crypt_job(args)?)
+        }
         Command::Bounds(args) => {
             let limit = -args.limit.abs();
             if args.table {

@@ -642,6 +642,39 @@ fn bounds_reproduces_the_published_tables() {
         ));
 }
 
+#[test]
+fn an_interrupted_run_leaves_no_temporary_file() {
+    let s = Scratch::new();
+    let mut child = StdCommand::new(assert_cmd::cargo::cargo_bin("combsiv"))
+        .args(["encrypt", "-q", "-o"])
+        .arg(s.path("out"))
+        .arg("-k")
+        .arg(s.path("key"))
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(&pattern(1 << 20)).unwrap();
+    let started = std::time::Instant::now();
+    let temporary = || {
+        fs::read_dir(s.dir.path())
+            .unwrap()
+            .any(|e| e.unwrap().file_name().to_string_lossy().ends_with(".tmp"))
+    };
+    while !temporary() && started.elapsed().as_secs() < 10 {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    assert!(temporary(), "no temporary file appeared");
+    let killed = StdCommand::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    assert_eq!(child.wait().unwrap().code(), Some(130));
+    drop(stdin);
+    s.assert_entries(&[]);
+}
+
 /// At least 1 GiB generated on the fly through both pipes; `cargo test --release -p
 /// combsiv-cli -- --ignored` runs it.
 #[test]
