@@ -5,6 +5,7 @@
 //! blocks). One shared AES-128 key, a fresh IV/nonce per message. Each cell is the median of
 //! the repeats, in TSC cycles per byte.
 
+use std::cell::RefCell;
 use std::fmt::Write as _;
 
 use aes::cipher::array::Array;
@@ -128,12 +129,13 @@ pub fn cbc_by_lanes(effort: Effort, max_lanes: usize) -> String {
                     let _ = comb.cbc_encrypt(&mut jobs);
                     comb.last_stats().idle_fraction()
                 };
-                let (mut a, mut b) = (messages.data.clone(), messages.data.clone());
+                let shared = RefCell::new(messages.data.clone());
                 median_cycles(
                     effort,
-                    &mut [&mut || idle_windows = run(windows, &mut a), &mut || {
-                        idle_greedy = run(greedy, &mut b)
-                    }],
+                    &mut [
+                        &mut || idle_windows = run(windows, &mut shared.borrow_mut()),
+                        &mut || idle_greedy = run(greedy, &mut shared.borrow_mut()),
+                    ],
                 )
             };
             let idle = [idle_windows, idle_greedy];
@@ -171,13 +173,12 @@ pub fn modes_table(effort: Effort) -> String {
     for messages in workloads(true) {
         let bytes = messages.bytes() as f64;
         let ivs = messages.ivs.clone();
-        let mut data = messages.data.clone();
-        let mut other = messages.data.clone();
+        let shared = RefCell::new(messages.data.clone());
         macro_rules! row {
             ($name:literal, |$m:ident, $iv:ident| $single:expr, |$d:ident| $batch:expr $(, $peers:expr)?) => {{
                 let cycles = median_cycles(effort, &mut [
-                    &mut || for ($m, $iv) in data.iter_mut().zip(&ivs) { let _ = $single; },
-                    &mut || { let $d = &mut other; let _ = $batch; },
+                    &mut || for ($m, $iv) in shared.borrow_mut().iter_mut().zip(&ivs) { let _ = $single; },
+                    &mut || { let $d = &mut *shared.borrow_mut(); let _ = $batch; },
                 ]);
                 #[allow(unused_mut, unused_assignments)]
                 let mut peers = String::from(" | |");
@@ -268,8 +269,7 @@ pub fn modes_table(effort: Effort) -> String {
 /// RustCrypto `cbc` and OpenSSL EVP AES-128-CBC, one message at a time.
 fn peer_cbc(effort: Effort, messages: &Messages, bytes: f64) -> String {
     let key = [0x2b; 16];
-    let mut a = messages.data.clone();
-    let mut b = messages.data.clone();
+    let shared = RefCell::new(messages.data.clone());
     let mut ctx = CipherCtx::new().ok();
     if let Some(ctx) = ctx.as_mut() {
         let _ = ctx.encrypt_init(Some(Cipher::aes_128_cbc()), Some(&key), None);
@@ -280,7 +280,7 @@ fn peer_cbc(effort: Effort, messages: &Messages, bytes: f64) -> String {
         effort,
         &mut [
             &mut || {
-                for (m, iv) in a.iter_mut().zip(&messages.ivs) {
+                for (m, iv) in shared.borrow_mut().iter_mut().zip(&messages.ivs) {
                     if let Ok(mut encryptor) =
                         cbc::Encryptor::<aes::Aes128>::new_from_slices(&key, iv)
                     {
@@ -291,7 +291,7 @@ fn peer_cbc(effort: Effort, messages: &Messages, bytes: f64) -> String {
                 }
             },
             &mut || {
-                for (m, iv) in b.iter_mut().zip(&messages.ivs) {
+                for (m, iv) in shared.borrow_mut().iter_mut().zip(&messages.ivs) {
                     if let Some(ctx) = ctx.as_mut() {
                         out.resize(m.len() + 16, 0);
                         let _ = ctx.encrypt_init(None, None, Some(iv));
@@ -312,19 +312,18 @@ pub fn siv_batch_table(effort: Effort) -> String {
         .ok();
     let mix = Workload::internet_mix();
     let bytes = mix.bytes() as f64;
-    let mut single = Messages::new("mix", &mix.sizes, false).data;
-    let mut batch = single.clone();
-    let mut ring_data = single.clone();
-    let nonces: Vec<[u8; 12]> = (0..single.len()).map(|i| [i as u8; 12]).collect();
+    let shared = RefCell::new(Messages::new("mix", &mix.sizes, false).data);
+    let nonces: Vec<[u8; 12]> = (0..shared.borrow().len()).map(|i| [i as u8; 12]).collect();
     let cycles = median_cycles(
         effort,
         &mut [
             &mut || {
-                for (m, n) in single.iter_mut().zip(&nonces) {
+                for (m, n) in shared.borrow_mut().iter_mut().zip(&nonces) {
                     let _ = cipher.encrypt_in_place_detached(n, &[], m);
                 }
             },
             &mut || {
+                let mut batch = shared.borrow_mut();
                 let mut jobs: Vec<SivJob> = batch
                     .iter_mut()
                     .zip(&nonces)
@@ -340,7 +339,7 @@ pub fn siv_batch_table(effort: Effort) -> String {
             },
             &mut || {
                 if let Some(key) = ring_key.as_ref() {
-                    for (m, n) in ring_data.iter_mut().zip(&nonces) {
+                    for (m, n) in shared.borrow_mut().iter_mut().zip(&nonces) {
                         let nonce = ring::aead::Nonce::assume_unique_for_key(*n);
                         let _ = key.seal_in_place_separate_tag(nonce, ring::aead::Aad::empty(), m);
                     }
