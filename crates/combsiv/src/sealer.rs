@@ -104,7 +104,12 @@ impl<K: KeySize> Sealer<K> {
         let blocks = (len as u64).div_ceil(16).max(1);
         let mut usage = self.usage.lock().unwrap_or_else(PoisonError::into_inner);
         let next = usage.after(blocks);
-        if next.bound_log2() > self.limit_log2 {
+        // A NaN limit refuses everything rather than nothing.
+        let within = matches!(
+            next.bound_log2().partial_cmp(&self.limit_log2),
+            Some(core::cmp::Ordering::Less | core::cmp::Ordering::Equal)
+        );
+        if !within {
             return Err(Error::KeyExhausted);
         }
         *usage = next;
@@ -171,6 +176,8 @@ mod tests {
         );
         assert!(long.iter().all(|&b| b == 0));
         assert_eq!(roomy.usage(), Usage::default());
+        let confused = Sealer::with_limit(Aes128GcmSiv::new(&[1; 16]), f64::NAN);
+        assert_eq!(confused.seal(b"", b"x"), Err(Error::KeyExhausted));
     }
 
     #[test]

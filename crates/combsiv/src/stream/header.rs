@@ -104,7 +104,8 @@ impl Header {
         Ok(header)
     }
 
-    fn validate(&self) -> Result<(), StreamError> {
+    /// Checks what [`Header::parse`] checks, for headers built field by field.
+    pub fn validate(&self) -> Result<(), StreamError> {
         if !(MIN_CHUNK_SIZE..=MAX_CHUNK_SIZE).contains(&self.chunk_size) {
             return Err(StreamError::InvalidHeader(
                 "chunk size outside 16 bytes..=64 MiB",

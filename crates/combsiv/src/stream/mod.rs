@@ -124,10 +124,14 @@ impl From<Error> for StreamError {
     }
 }
 
+/// The most worker threads a stream uses.
+pub const MAX_THREADS: usize = 256;
+
 /// How a stream is processed (not part of the format).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Options {
-    /// Worker threads; 0 means one per available core. Each holds one chunk in memory.
+    /// Worker threads; 0 means one per available core (at most [`MAX_THREADS`]). Each holds
+    /// one chunk in memory.
     pub threads: usize,
     /// The backend to run on; `None` means [`Backend::detected`].
     pub backend: Option<Backend>,
@@ -138,11 +142,13 @@ impl Options {
         self.backend.unwrap_or_else(Backend::detected)
     }
 
+    /// At most [`MAX_THREADS`]: each thread holds a chunk buffer.
     fn threads(&self) -> usize {
         match self.threads {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
             n => n,
         }
+        .min(MAX_THREADS)
     }
 }
 
@@ -197,6 +203,7 @@ pub fn encrypt(
     options: &Options,
     mut progress: impl FnMut(u64) + Send,
 ) -> Result<u64, StreamError> {
+    header.validate()?;
     let cipher = FileCipher::new(key, header, options.backend())?;
     let header_bytes = header.to_bytes();
     output.write_all(&header_bytes)?;

@@ -308,6 +308,23 @@ fn headers_are_validated() {
         Header::parse(&argon.to_bytes()),
         Err(StreamError::InvalidHeader(_))
     ));
+    // Headers built field by field are checked before any output: a zero chunk size would
+    // never reach a final chunk.
+    let mut out = Vec::new();
+    let zero = Header {
+        chunk_size: 0,
+        ..header(Algorithm::Aes256GcmSiv, 64, [3; 32])
+    };
+    let result = stream::encrypt(
+        &MasterKey::new([1; 32]),
+        &zero,
+        &b"x"[..],
+        &mut out,
+        &Options::default(),
+        |_| {},
+    );
+    assert!(matches!(result, Err(StreamError::InvalidHeader(_))));
+    assert!(out.is_empty());
     // A cut header is truncated; anything without the magic is not a stream.
     assert!(matches!(
         Decryptor::new(&good[..10]),
