@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
-use combsiv::stream::Algorithm;
+use combsiv::stream::{Algorithm, DEFAULT_CHUNK_SIZE, MAX_CHUNK_SIZE, MIN_CHUNK_SIZE};
 
 use crate::failure::Failure;
 use crate::keys::KeyChoice;
@@ -66,9 +66,9 @@ struct CryptArgs {
     /// Encrypt with AES-128-GCM-SIV instead of AES-256-GCM-SIV
     #[arg(long)]
     aes128: bool,
-    /// Plaintext bytes per chunk, e.g. 65536, 64KiB, 1MiB (16 B ..= 64 MiB)
-    #[arg(long, value_name = "SIZE", default_value = "256KiB", value_parser = parse_size)]
-    chunk_size: u64,
+    /// Plaintext bytes per chunk, e.g. 65536, 64KiB, 1MiB (16 B ..= 64 MiB; default 256 KiB)
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    chunk_size: Option<u64>,
     /// Replace an existing output file
     #[arg(short, long)]
     force: bool,
@@ -154,7 +154,13 @@ fn parse_size(text: &str) -> Result<u64, String> {
     Ok(value as u64)
 }
 
-fn crypt_job(args: CryptArgs) -> Result<crypt::Job, Failure> {
+fn crypt_job(args: CryptArgs, encrypting: bool) -> Result<crypt::Job, Failure> {
+    if !encrypting && (args.aes128 || args.chunk_size.is_some()) {
+        return Err(Failure::usage(
+            "--aes128 and --chunk-size choose how to encrypt; a file's header says how to decrypt it",
+            "drop them from the decrypt command",
+        ));
+    }
     let key = match (args.key_file, args.passphrase_file, args.passphrase) {
         (Some(path), _, _) => KeyChoice::File(path),
         (None, Some(path), _) => KeyChoice::PassphraseFile(path),
@@ -166,12 +172,13 @@ fn crypt_job(args: CryptArgs) -> Result<crypt::Job, Failure> {
             ));
         }
     };
-    let chunk_size = u32::try_from(args.chunk_size)
+    let requested = args.chunk_size.unwrap_or(u64::from(DEFAULT_CHUNK_SIZE));
+    let chunk_size = u32::try_from(requested)
         .ok()
-        .filter(|size| (16..=64 << 20).contains(size))
+        .filter(|size| (MIN_CHUNK_SIZE..=MAX_CHUNK_SIZE).contains(size))
         .ok_or_else(|| {
             Failure::usage(
-                format!("chunk size {} is out of range", args.chunk_size),
+                format!("chunk size {requested} is out of range"),
                 "choose a chunk size from 16 bytes to 64 MiB",
             )
         })?;
@@ -202,11 +209,11 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Keygen { output } => keys::keygen(output.as_deref()),
         Command::Encrypt(args) => {
             crypt::clean_up_on_signals();
-            crypt::encrypt(&crypt_job(args)?)
+            crypt::encrypt(&crypt_job(args, true)?)
         }
         Command::Decrypt(args) => {
             crypt::clean_up_on_signals();
-            crypt::decrypt(&crypt_job(args)?)
+            crypt::decrypt(&crypt_job(args, false)?)
         }
         Command::Bounds(args) => {
             let limit = -args.limit.abs();

@@ -591,6 +591,13 @@ fn usage_errors_exit_2_without_debug_output() {
         .args(["bounds", "--nonces", "2^32"])
         .assert()
         .code(2);
+    combsiv()
+        .args(["decrypt", "-k", "a", "--aes128"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "a file's header says how to decrypt it",
+        ));
 }
 
 #[test]
