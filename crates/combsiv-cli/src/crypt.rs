@@ -85,7 +85,8 @@ fn pending() -> std::sync::MutexGuard<'static, Option<PathBuf>> {
 }
 
 /// On SIGINT, SIGTERM or SIGHUP, removes the temporary file being written (it may hold
-/// verified plaintext) and exits with 128 + the signal number, as a shell reports it.
+/// verified plaintext), turns terminal echo back on if a passphrase prompt had it off, and
+/// exits with 128 + the signal number, as a shell reports it.
 pub fn clean_up_on_signals() {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
     let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
@@ -95,6 +96,16 @@ pub fn clean_up_on_signals() {
         if let Some(signal) = signals.forever().next() {
             if let Some(temp) = pending().take() {
                 let _ = fs::remove_file(temp);
+            }
+            if crate::keys::PROMPTING.load(std::sync::atomic::Ordering::SeqCst)
+                && let Ok(tty) = File::open("/dev/tty")
+            {
+                // The prompt's own restore will not run; stty is the portable way back.
+                let _ = std::process::Command::new("stty")
+                    .arg("echo")
+                    .stdin(tty)
+                    .status();
+                eprintln!();
             }
             std::process::exit(128 + signal);
         }

@@ -5,12 +5,17 @@ use std::fs::{self, OpenOptions};
 use std::io::{IsTerminal, Write};
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use argon2::{Algorithm, Argon2, Params, Version};
 use combsiv::stream::{Header, KeySource, MasterKey};
 use zeroize::{Zeroize, Zeroizing};
 
 use crate::failure::Failure;
+
+/// Set while the terminal's echo may be off for a passphrase prompt, so that a signal
+/// handler can turn it back on.
+pub static PROMPTING: AtomicBool = AtomicBool::new(false);
 
 /// The first line of every key file.
 const KEY_FILE_HEADER: &str =
@@ -157,14 +162,24 @@ fn prompt_passphrase(confirm: bool) -> Result<Zeroizing<String>, Failure> {
             .map(Zeroizing::new)
             .map_err(|e| Failure::io("cannot read the passphrase from the terminal", &e))
     };
-    let passphrase = ask("Passphrase: ")?;
+    PROMPTING.store(true, Ordering::SeqCst);
+    let answers = ask("Passphrase: ").and_then(|passphrase| {
+        let again = if confirm {
+            Some(ask("Passphrase (again): ")?)
+        } else {
+            None
+        };
+        Ok((passphrase, again))
+    });
+    PROMPTING.store(false, Ordering::SeqCst);
+    let (passphrase, again) = answers?;
     if passphrase.is_empty() {
         return Err(Failure::usage(
             "the passphrase is empty",
             "type a passphrase",
         ));
     }
-    if confirm && *ask("Passphrase (again): ")? != *passphrase {
+    if again.is_some_and(|again| *again != *passphrase) {
         return Err(Failure::usage(
             "the passphrases differ",
             "type the same passphrase twice",

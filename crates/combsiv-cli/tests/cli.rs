@@ -575,6 +575,46 @@ fn prompts_for_the_passphrase_without_echo() {
 }
 
 #[test]
+fn interrupting_the_prompt_turns_echo_back_on() {
+    const INTERRUPT: &str = r#"
+import os, pty, signal, sys, termios, time
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(sys.argv[1], sys.argv[1:])
+shown = b""
+while b": " not in shown:
+    shown += os.read(fd, 1024)
+deadline = time.time() + 10
+while termios.tcgetattr(fd)[3] & termios.ECHO and time.time() < deadline:
+    time.sleep(0.005)
+off = not termios.tcgetattr(fd)[3] & termios.ECHO
+os.kill(pid, signal.SIGINT)
+_, status = os.waitpid(pid, 0)
+on = bool(termios.tcgetattr(fd)[3] & termios.ECHO)
+print(f"off during the prompt: {off}; on after: {on}")
+sys.exit(os.waitstatus_to_exitcode(status))
+"#;
+    let s = Scratch::new();
+    let plain = s.write("plain", b"x");
+    let out = s.path("out");
+    let args = [
+        "encrypt",
+        "-p",
+        "-i",
+        plain.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ];
+    let (code, shown) = python(INTERRUPT, &[], &args);
+    assert_eq!(code, 130, "{shown}");
+    assert!(
+        shown.contains("off during the prompt: True; on after: True"),
+        "{shown}"
+    );
+    s.assert_entries(&["plain"]);
+}
+
+#[test]
 fn usage_errors_exit_2_without_debug_output() {
     combsiv().assert().code(2);
     combsiv().args(["encrypt", "--bogus"]).assert().code(2);
