@@ -1,4 +1,5 @@
-//! Test-only access to the official vectors in `tests/vectors/` (see its README).
+//! Test-only support: the official vectors in `tests/vectors/` (see its README) and a seeded
+//! generator.
 
 extern crate std;
 
@@ -20,4 +21,15 @@ pub(crate) fn rfc8452() -> Value {
 
 pub(crate) fn rfc8452_vectors() -> Vec<Value> {
     rfc8452()["vectors"].as_array().cloned().unwrap_or_default()
+}
+
+/// xorshift64: a small deterministic generator for unit tests, so that failures reproduce.
+pub(crate) fn xorshift() -> impl FnMut() -> u64 {
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    }
 }

@@ -179,13 +179,7 @@ mod tests {
 
     #[test]
     fn radix_sort_agrees_with_a_comparison_sort() {
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = crate::test_vectors::xorshift();
         for len in [0, 1, 2, 3, 255, 256, 1000] {
             for spread in [0u64, 0xff, 0xffff, u64::MAX >> 6] {
                 let mut pairs: Vec<(u64, usize)> = (0..len).map(|i| (next() & spread, i)).collect();
