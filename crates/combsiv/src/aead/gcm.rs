@@ -169,8 +169,9 @@ impl<K: KeySize> AesGcm<K> {
         let mut ghash = Ghash::new(&self.ghash_key);
         ghash.update_padded(aad);
         let counter = Counter32::BigEndianLast.advance(j0, 1);
-        apply_keystream_and_hash(&self.aes, &mut ghash, &counter, hashed, buf);
-        self.tag_from_ghash(ghash, j0, aad.len(), buf.len())
+        let lengths = length_block(aad.len(), buf.len());
+        apply_keystream_and_hash(&self.aes, &mut ghash, (&counter, hashed), buf, &lengths);
+        self.tag_from_ghash(ghash, j0)
     }
 
     /// Algorithm 4 step 2: J0 = IV || 0^31 || 1 for a 96-bit IV, otherwise
@@ -191,25 +192,24 @@ impl<K: KeySize> AesGcm<K> {
         j0
     }
 
-    /// Algorithm 4 steps 5-6: S = GHASH_H(A || 0^v || C || 0^u || [len(A)]_64 || [len(C)]_64),
-    /// T = MSB_t(GCTR_K(J0, S)) with t = 128; `ghash` has absorbed A and C already.
-    fn tag_from_ghash(
-        &self,
-        mut ghash: Ghash<'_>,
-        j0: &[u8; 16],
-        aad_len: usize,
-        ciphertext_len: usize,
-    ) -> [u8; 16] {
-        let mut lengths = [0u8; 16];
-        lengths[..8].copy_from_slice(&(aad_len as u64 * 8).to_be_bytes());
-        lengths[8..].copy_from_slice(&(ciphertext_len as u64 * 8).to_be_bytes());
-        ghash.update_block(&lengths);
+    /// Algorithm 4 step 6: T = MSB_t(GCTR_K(J0, S)) with t = 128; `ghash` has absorbed
+    /// everything S covers.
+    fn tag_from_ghash(&self, ghash: Ghash<'_>, j0: &[u8; 16]) -> [u8; 16] {
         let mut tag = ghash.finish();
         for (byte, mask) in tag.iter_mut().zip(self.aes.encrypt_block(j0)) {
             *byte ^= mask;
         }
         tag
     }
+}
+
+/// Algorithm 4 step 5: the block [len(A)]_64 || [len(C)]_64 that ends GHASH's input
+/// S = GHASH_H(A || 0^v || C || 0^u || [len(A)]_64 || [len(C)]_64).
+fn length_block(aad_len: usize, ciphertext_len: usize) -> [u8; 16] {
+    let mut lengths = [0u8; 16];
+    lengths[..8].copy_from_slice(&(aad_len as u64 * 8).to_be_bytes());
+    lengths[8..].copy_from_slice(&(ciphertext_len as u64 * 8).to_be_bytes());
+    lengths
 }
 
 /// Section 5.2.1.1, checked before any work.

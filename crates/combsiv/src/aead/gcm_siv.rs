@@ -118,8 +118,8 @@ impl<K: KeySize> AesGcmSiv<K> {
     ) -> Result<[u8; 16], Error> {
         check_lengths(aad.len(), buf.len())?;
         #[cfg(target_arch = "x86_64")]
-        if let Some((message, token)) = self.whole_message_kernel(nonce, aad) {
-            return Ok(super::x86::gcm_siv_seal(token, &message, buf));
+        if let Some((message, tier)) = self.whole_message_kernel(nonce, aad) {
+            return Ok(super::x86::gcm_siv_seal(tier, &message, buf));
         }
         let keys = self.derive_record_keys(nonce);
         let tag = self.compute_tag(&keys, nonce, aad, buf);
@@ -139,8 +139,8 @@ impl<K: KeySize> AesGcmSiv<K> {
         open_or_wipe(buf, |buf| {
             check_lengths(aad.len(), buf.len())?;
             #[cfg(target_arch = "x86_64")]
-            if let Some((message, token)) = self.whole_message_kernel(nonce, aad) {
-                return check_tag(&super::x86::gcm_siv_open(token, &message, buf, tag), tag);
+            if let Some((message, tier)) = self.whole_message_kernel(nonce, aad) {
+                return check_tag(&super::x86::gcm_siv_open(tier, &message, buf, tag), tag);
             }
             // Section 5: decrypt with the counter taken from the received tag, then recompute
             // the tag over the resulting plaintext and compare. Decryption and POLYVAL over
@@ -150,14 +150,14 @@ impl<K: KeySize> AesGcmSiv<K> {
             let mut polyval = Polyval::new(&hash_key);
             polyval.update_padded(aad);
             let counter = initial_counter(tag);
+            let lengths = length_block(aad.len(), buf.len());
             apply_keystream_and_hash(
                 &keys.encryption,
                 &mut polyval,
-                &counter,
-                Hashed::Output,
+                (&counter, Hashed::Output),
                 buf,
+                &lengths,
             );
-            polyval.update_block(&length_block(aad.len(), buf.len()));
             check_tag(&self.tag_from_polyval(&keys, polyval.finish(), nonce), tag)
         })
     }
@@ -205,21 +205,17 @@ impl<K: KeySize> AesGcmSiv<K> {
         &'a self,
         nonce: &'a [u8; 12],
         aad: &'a [u8],
-    ) -> Option<(super::x86::SivMessage<'a>, crate::cpu::x86::Aesni)> {
+    ) -> Option<(super::x86::SivMessage<'a>, crate::cpu::x86::Tier)> {
         match &self.key_generating_key {
-            BlockCipher::Aesni(key_generating_key, token) => {
-                let aes256 = K::KEY_LEN == 32;
-                Some((
-                    super::x86::SivMessage {
-                        key_generating_key,
-                        aes256,
-                        nonce,
-                        aad,
-                    },
-                    *token,
-                ))
-            }
-            _ => None,
+            BlockCipher::X86(key_generating_key, tier) => Some((
+                super::x86::SivMessage {
+                    key_generating_key,
+                    nonce,
+                    aad,
+                },
+                *tier,
+            )),
+            BlockCipher::Portable(_) => None,
         }
     }
 

@@ -109,20 +109,21 @@ pub(crate) enum Hashed {
 }
 
 /// Counter mode over `data` from `counter`, and `hash` over the `hashed` side of it (zero
-/// padded): GHASH with GCM's big-endian counter, or POLYVAL with GCM-SIV's little-endian one.
-/// One fused pass where the backend has a kernel for it, the two reference passes otherwise.
+/// padded) followed by the block `last` (both AEADs end with a length block): GHASH with GCM's
+/// big-endian counter, or POLYVAL with GCM-SIV's little-endian one. One fused pass where the
+/// backend has a kernel for it, the two reference passes otherwise.
 pub(crate) fn apply_keystream_and_hash<const GHASH: bool>(
     cipher: &BlockCipher,
     hash: &mut UniversalHash<'_, GHASH>,
-    counter: &[u8; 16],
-    hashed: Hashed,
+    (counter, hashed): (&[u8; 16], Hashed),
     data: &mut [u8],
+    last: &[u8; 16],
 ) {
     #[cfg(target_arch = "x86_64")]
-    if let (BlockCipher::Aesni(aes, token), (crate::field::PolyvalKey::Aesni(key, _), acc)) =
+    if let (BlockCipher::X86(aes, tier), (crate::field::PolyvalKey::X86(key, _), acc)) =
         (cipher, hash.key_and_state())
-        && x86::ctr_and_hash::<GHASH>(*token, (aes, key), (acc, counter), hashed, data)
     {
+        x86::ctr_and_hash::<GHASH>(*tier, aes, key, acc, (counter, hashed), data, last);
         return;
     }
     let order = if GHASH {
@@ -140,6 +141,7 @@ pub(crate) fn apply_keystream_and_hash<const GHASH: bool>(
             hash.update_padded(data);
         }
     }
+    hash.update_block(last);
 }
 
 /// The one failure path of every decryption: runs `open` on `buf` and, if it fails for any

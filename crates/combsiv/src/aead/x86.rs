@@ -1,21 +1,33 @@
-//! Fused AEAD kernels on AES-NI and PCLMULQDQ (128-bit registers).
+//! Fused AEAD kernels on the x86 tiers, written once over the register width ([`Width`]) and
+//! instantiated for AES-NI (XMM, one block per register) and VAES (YMM, two).
 //!
-//! CPU predicate: [`Aesni`] (AES-NI, PCLMULQDQ, SSSE3, SSE4.1); every `#[target_feature]`
-//! here enables exactly that set. Field math: `field/mod.rs`.
+//! CPU predicate: the token of each instantiation ([`per_width!`]); every `#[target_feature]`
+//! function enables exactly its token's features. Field math: `field/mod.rs`.
 //!
-//! Design, with numbers measured on the Cascade Lake this was tuned on (in TSC cycles:
-//! AESENC ~0.9 per instruction throughput, latency 4; PCLMULQDQ ~1.1 throughput, latency
-//! ~7; they run on different ports):
-//! - `derive_record_keys_kernel`: RFC 8452's 4 or 6 derivation blocks are encrypted as one batch
-//!   and never leave registers; the record encryption key is expanded from them directly,
-//!   so the per-message chain is one batch of AES (~45 cycles) plus the expansion.
-//! - `ctr_and_hash`: one pass over memory. Each iteration encrypts eight counter blocks and
-//!   multiplies eight hashed blocks by H^8..H^1, *interleaved in program order* (one block's
-//!   multiply after each AES round): issued back to back instead, the 80 AESENCs fill the
-//!   scheduler while queueing for their port and the multiplies cannot start, which measured
-//!   as no overlap at all (CTR 0.51 + POLYVAL 0.25 = fused 0.75 c/B; interleaved: 0.65).
-//!   GCM-SIV's open hashes the plaintext (the output, so the previous stride's, re-read from
-//!   L1), GCM's seal the ciphertext (likewise), GCM's open the ciphertext (the input).
+//! Design, with the numbers behind it (Zen 3, from `llvm-mca -mcpu=znver3` and checked on the
+//! hardware: `vaesenc ymm` 0.5 cycles per instruction, latency 4; `vpclmulqdq ymm` 2 cycles,
+//! latency 4; the two share the same two pipes. Cascade Lake, AES-NI only: AESENC ~1 per
+//! cycle, latency 4; PCLMULQDQ ~1 per cycle, latency ~7, on another port):
+//! - `derive_record_keys`: RFC 8452's 4 or 6 derivation blocks are encrypted as one batch and
+//!   never leave registers; the record encryption key is expanded from them directly, and out
+//!   of order execution overlaps that expansion with building the POLYVAL table from the
+//!   authentication key, and the tag block's rounds with the last expansion steps.
+//! - A stride is [`STRIDE`] registers: 8 blocks on AES-NI, 16 with VAES. Per 16 blocks of
+//!   AES-128 with VAES that is 88 AES instructions (44 cycles) and, with Karatsuba, 24
+//!   multiplications plus 2 for the reduction (50 cycles): ~0.37 core cycles per byte, the
+//!   floor on Zen 3, where stitching cannot overlap the two (shared pipes) but costs nothing.
+//! - `ctr_and_hash`: one pass over memory. Each iteration encrypts a stride of counter blocks
+//!   and multiplies a stride of hashed registers by their powers, *interleaved in program
+//!   order* (one register's multiplies after each AES round). On Cascade Lake, issuing them
+//!   back to back measured as no overlap at all (CTR 0.51 + POLYVAL 0.25 = fused 0.75 c/B,
+//!   interleaved 0.65): the AESENCs fill the scheduler and the multiplies cannot start.
+//!   GCM-SIV's open and GCM's seal hash their own output, [`Width::HASH_LAG`] strides behind
+//!   the counter mode (re-read from L1); GCM's open hashes its input.
+//! - GCM-SIV's seal cannot stitch (the counter is the tag, which needs the whole hash): a
+//!   hash pass, then a counter-mode pass, both full width.
+//! - Short messages run at width 1 even on VAES: a message of one stride of XMM registers
+//!   or less gains nothing from wide registers, whose broadcasts and cross-lane folds only
+//!   add latency.
 
 #![allow(
     unsafe_code,
@@ -27,322 +39,509 @@ use core::arch::x86_64::*;
 use zeroize::Zeroize;
 
 use super::Hashed;
-use crate::aes::x86::{Counter, RoundKeys, expand_key, xor_tail};
-use crate::cpu::x86::{Aesni, load128, store128};
-use crate::field::x86::{
-    Key as PolyvalKey, MAX_POWERS, absorb_padded, accumulate_block, aggregate, aggregate8,
-    powers_of, reduce,
+use crate::aes::x86::{
+    Counter, RoundKeys, Schedule, apply_keystream, apply_keystream_rounds, broadcast, encrypt,
+    expand_key, xor_tail,
 };
-
-/// How many strides behind the CTR the hash of the output runs. The output of stride i is
-/// ready only when its last AES round is; hashing it in iteration i + 1 would leave its
-/// multiplies waiting in the scheduler behind that latency, two strides later it is ready.
-const HASH_LAG: usize = 2;
-
-/// Blocks per iteration: the CTR batch of `aes/x86.rs` and the POLYVAL table of
-/// `field/x86.rs` are both eight blocks.
-const STRIDE: usize = 8;
-
-/// RFC 8452 Section 4 in registers: the record authentication key and the expanded record
-/// encryption key (AES-256 when `aes256`).
-#[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
-#[inline]
-fn derive_record_keys_kernel(
-    key_generating_key: &RoundKeys,
-    nonce: &[u8; 12],
-    aes256: bool,
-) -> (__m128i, RoundKeys) {
-    let mut nonce_block = [0u8; 16];
-    nonce_block[4..].copy_from_slice(nonce);
-    let base = load128(&nonce_block);
-    // Block i is LE32(i) || nonce: lane 0 of the nonce block is zero, so add i there.
-    let block = |i: i32| _mm_add_epi32(base, _mm_set_epi32(0, 0, 0, i));
-    // The first eight bytes of blocks 2i and 2i+1 form one 16-byte key part.
-    let halves = |a: __m128i, b: __m128i| _mm_unpacklo_epi64(a, b);
-    if aes256 {
-        let mut blocks = [block(0), block(1), block(2), block(3), block(4), block(5)];
-        key_generating_key.encrypt(&mut blocks);
-        let authentication = halves(blocks[0], blocks[1]);
-        let encryption = expand_key(
-            halves(blocks[2], blocks[3]),
-            Some(halves(blocks[4], blocks[5])),
-        );
-        blocks.zeroize();
-        (authentication, encryption)
-    } else {
-        let mut blocks = [block(0), block(1), block(2), block(3)];
-        key_generating_key.encrypt(&mut blocks);
-        let authentication = halves(blocks[0], blocks[1]);
-        let encryption = expand_key(halves(blocks[2], blocks[3]), None);
-        blocks.zeroize();
-        (authentication, encryption)
-    }
-}
+use crate::cpu::x86::{
+    Aesni, STRIDE, Width, block_from, load_partial, load128, per_width, store128,
+};
+use crate::field::x86::{
+    Key as PolyvalKey, Sums, absorb_padded, absorb_stride, accumulate, dot, finish,
+    hashed_register, mul, powers_of, reduce,
+};
 
 /// What a whole GCM-SIV seal or open needs besides the buffer.
 pub(crate) struct SivMessage<'a> {
     pub(crate) key_generating_key: &'a RoundKeys,
-    pub(crate) aes256: bool,
     pub(crate) nonce: &'a [u8; 12],
     pub(crate) aad: &'a [u8],
 }
 
-/// RFC 8452 Section 4, a whole seal in one function: key derivation, the POLYVAL table,
-/// POLYVAL over AAD, plaintext and length block, the tag, and CTR, with no intermediate
-/// state leaving registers or the stack frame. Per-message overhead is what dominates short
-/// messages, so this path exists for them; long ones spend their time in the same CTR and
-/// POLYVAL loops as the generic path.
-pub(crate) fn gcm_siv_seal(_: Aesni, message: &SivMessage<'_>, buf: &mut [u8]) -> [u8; 16] {
-    // SAFETY: the token proves the CPU has the features `gcm_siv_seal_kernel` enables.
-    unsafe { gcm_siv_seal_kernel(message, buf) }
+impl SivMessage<'_> {
+    /// Blocks POLYVAL reads: the padded AAD and plaintext, and the length block.
+    fn hashed_blocks(&self, plaintext_len: usize) -> usize {
+        self.aad.len().div_ceil(16) + plaintext_len.div_ceil(16) + 1
+    }
 }
 
-/// RFC 8452 Section 5, a whole open in one function: key derivation, CTR from the received
-/// tag fused with POLYVAL over the plaintext, and the tag the message should have. The caller
-/// compares it in constant time and wipes `buf` on a mismatch.
-pub(crate) fn gcm_siv_open(
-    _: Aesni,
+per_width! {
+    /// RFC 8452 Section 4, a whole seal in one function: key derivation, the POLYVAL table,
+    /// POLYVAL over AAD, plaintext and length block, the tag, and CTR, with no intermediate
+    /// state leaving registers or the stack frame.
+    pub(crate) fn gcm_siv_seal(message: &SivMessage<'_>, buf: &mut [u8]) -> [u8; 16] = seal_whole;
+}
+
+per_width! {
+    /// RFC 8452 Section 5, a whole open in one function: key derivation, CTR from the received
+    /// tag fused with POLYVAL over the plaintext, and the tag the message should have. The
+    /// caller compares it in constant time and wipes `buf` on a mismatch.
+    pub(crate) fn gcm_siv_open(
+        message: &SivMessage<'_>,
+        buf: &mut [u8],
+        received_tag: &[u8; 16],
+    ) -> [u8; 16] = open_whole;
+}
+
+/// Messages whose POLYVAL input (padded AAD, padded plaintext, length block) is at most
+/// this many blocks take the short path: everything in 128-bit registers, no table.
+const SHORT_BLOCKS: usize = 8;
+
+/// Whether GCM runs a message of `blocks` blocks at width 1 on any tier: one stride of XMM
+/// registers or less gains nothing from wide registers, whose broadcasts and cross-lane folds
+/// only add latency.
+#[inline(always)]
+fn is_short<W: Width>(blocks: usize) -> bool {
+    W::BLOCKS > 1 && blocks <= <Aesni as Width>::POWERS
+}
+
+#[inline(always)]
+fn seal_whole<W: Width>(width: W, message: &SivMessage<'_>, buf: &mut [u8]) -> [u8; 16] {
+    let short = message.hashed_blocks(buf.len()) <= SHORT_BLOCKS;
+    match (short, message.key_generating_key.rounds()) {
+        (true, 10) => seal_short::<10>(width.aesni(), message, buf),
+        (true, _) => seal_short::<14>(width.aesni(), message, buf),
+        (false, 10) => seal_rounds::<W, 10>(width, message, buf),
+        (false, _) => seal_rounds::<W, 14>(width, message, buf),
+    }
+}
+
+#[inline(always)]
+fn open_whole<W: Width>(
+    width: W,
     message: &SivMessage<'_>,
     buf: &mut [u8],
     received_tag: &[u8; 16],
 ) -> [u8; 16] {
-    // SAFETY: the token proves the CPU has the features `gcm_siv_open_kernel` enables.
-    unsafe { gcm_siv_open_kernel(message, buf, received_tag) }
+    let short = message.hashed_blocks(buf.len()) <= SHORT_BLOCKS;
+    match (short, message.key_generating_key.rounds()) {
+        (true, 10) => open_short::<10>(width.aesni(), message, buf, received_tag),
+        (true, _) => open_short::<14>(width.aesni(), message, buf, received_tag),
+        (false, 10) => open_rounds::<W, 10>(width, message, buf, received_tag),
+        (false, _) => open_rounds::<W, 14>(width, message, buf, received_tag),
+    }
+}
+
+/// The short seal: derivation, POLYVAL with the powers in registers, tag, counter mode over
+/// at most seven blocks. Its critical path is the derivation (~44 cycles for AES-128), the
+/// record-key expansion (~60; POLYVAL runs beside it), the tag's last round and one more AES
+/// for the keystream (~44): nothing else may add to it. POLYVAL comes first in program order
+/// so that its multiplications, which need only the authentication key, issue early.
+#[inline(always)]
+fn seal_short<const ROUNDS: usize>(
+    aesni: Aesni,
+    message: &SivMessage<'_>,
+    buf: &mut [u8],
+) -> [u8; 16] {
+    let keys = derive_record_keys::<ROUNDS>(aesni, message.key_generating_key, message.nonce);
+    let s = polyval_short(aesni, keys.authentication, message.aad, buf);
+    let encryption = keys.expand(aesni);
+    let tag = tag_of::<ROUNDS>(aesni, &encryption, s, message.nonce);
+    let mut counter = Counter::<Aesni, false>::new(aesni, counter_block(aesni, tag));
+    xor_tail::<Aesni, false, ROUNDS>(aesni, &encryption, &mut counter, buf);
+    store128(tag)
+}
+
+/// The short open: as [`seal_short`], with counter mode first and POLYVAL over its output.
+#[inline(always)]
+fn open_short<const ROUNDS: usize>(
+    aesni: Aesni,
+    message: &SivMessage<'_>,
+    buf: &mut [u8],
+    received_tag: &[u8; 16],
+) -> [u8; 16] {
+    let keys = derive_record_keys::<ROUNDS>(aesni, message.key_generating_key, message.nonce);
+    let encryption = keys.expand(aesni);
+    let counter = counter_block(aesni, load128(received_tag));
+    let mut counter = Counter::<Aesni, false>::new(aesni, counter);
+    xor_tail::<Aesni, false, ROUNDS>(aesni, &encryption, &mut counter, buf);
+    let s = polyval_short(aesni, keys.authentication, message.aad, buf);
+    store128(tag_of::<ROUNDS>(aesni, &encryption, s, message.nonce))
+}
+
+/// POLYVAL(H, AAD, text, length block) for n <= [`SHORT_BLOCKS`] blocks: the powers H^1..H^n
+/// by a product tree (depth 3 for eight), then one aggregated sum and one reduction. The
+/// loops run over constant indices with tests of n (public), so the code is straight-line
+/// and the powers stay in registers; the blocks go through a small array (16-byte stores and
+/// loads, which store forwarding serves) because their positions depend on the lengths.
+#[inline(always)]
+fn polyval_short(aesni: Aesni, h: __m128i, aad: &[u8], text: &[u8]) -> __m128i {
+    const N: usize = SHORT_BLOCKS;
+    let n = aad.len().div_ceil(16) + text.len().div_ceil(16) + 1;
+    // Block i is multiplied by H^(n - i); blocks[N - n..] hold the input.
+    let mut blocks = [aesni.zero(); N];
+    let mut next = N - n;
+    for part in [aad, text] {
+        let (whole, partial) = part.as_chunks::<16>();
+        for block in whole {
+            blocks[next] = load128(block);
+            next += 1;
+        }
+        if !partial.is_empty() {
+            blocks[next] = load_partial(partial);
+            next += 1;
+        }
+    }
+    blocks[next] = length_block(aad.len(), text.len());
+    let mut powers = [h; N];
+    if n > 1 {
+        powers[1] = dot(aesni, h, h);
+    }
+    if n > 2 {
+        powers[2] = dot(aesni, powers[1], h);
+    }
+    if n > 3 {
+        powers[3] = dot(aesni, powers[1], powers[1]);
+    }
+    for i in 4..N {
+        if n > i {
+            powers[i] = dot(aesni, powers[3], powers[i - 4]);
+        }
+    }
+    let mut sums = [aesni.zero(); 3];
+    for (i, &block) in blocks.iter().enumerate() {
+        if i >= N - n {
+            let product = mul(aesni, block, powers[N - 1 - i]);
+            for (sum, part) in sums.iter_mut().zip(product) {
+                *sum = aesni.xor(*sum, part);
+            }
+        }
+    }
+    blocks.zeroize();
+    reduce(aesni, sums)
+}
+
+/// RFC 8452 Section 4's record keys as values: the authentication key, and the encryption
+/// key before expansion (its second half for AES-256).
+struct RecordKeys {
+    authentication: __m128i,
+    encryption: (__m128i, Option<__m128i>),
+}
+
+impl RecordKeys {
+    /// The expanded record encryption key.
+    #[inline(always)]
+    fn expand(&self, aesni: Aesni) -> Schedule {
+        expand_key(aesni, self.encryption.0, self.encryption.1)
+    }
+}
+
+/// RFC 8452 Section 4 in registers: the first halves of AES(LE32(i) || nonce) for i < 4 (or
+/// 6, when `ROUNDS` is 14: the record keys are as long as the key-generating key), encrypted
+/// as one batch.
+#[inline(always)]
+fn derive_record_keys<const ROUNDS: usize>(
+    aesni: Aesni,
+    key_generating_key: &RoundKeys,
+    nonce: &[u8; 12],
+) -> RecordKeys {
+    // Block i is LE32(i) || nonce.
+    let nonce = nonce_value(nonce) << 32;
+    let block = |i: u128| block_from(nonce | i);
+    // The first eight bytes of blocks 2i and 2i+1 form one 16-byte key part.
+    let halves = |a: __m128i, b: __m128i| aesni.low_halves(a, b);
+    let keys = key_generating_key.schedule();
+    if ROUNDS == 14 {
+        let mut blocks = [block(0), block(1), block(2), block(3), block(4), block(5)];
+        encrypt(aesni, keys, ROUNDS, &mut blocks);
+        RecordKeys {
+            authentication: halves(blocks[0], blocks[1]),
+            encryption: (
+                halves(blocks[2], blocks[3]),
+                Some(halves(blocks[4], blocks[5])),
+            ),
+        }
+    } else {
+        let mut blocks = [block(0), block(1), block(2), block(3)];
+        encrypt(aesni, keys, ROUNDS, &mut blocks);
+        RecordKeys {
+            authentication: halves(blocks[0], blocks[1]),
+            encryption: (halves(blocks[2], blocks[3]), None),
+        }
+    }
 }
 
 /// The record encryption key and a POLYVAL table sized for this message.
-#[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
-#[inline]
-fn record_keys(message: &SivMessage<'_>, plaintext_len: usize) -> (RoundKeys, PolyvalKey) {
-    let (mut authentication, encryption) =
-        derive_record_keys_kernel(message.key_generating_key, message.nonce, message.aes256);
-    let blocks = message.aad.len().div_ceil(16) + plaintext_len.div_ceil(16) + 1;
-    let hash_key = powers_of(authentication, blocks);
-    authentication.zeroize();
-    (encryption, hash_key)
+#[inline(always)]
+fn record_keys<W: Width, const ROUNDS: usize>(
+    width: W,
+    message: &SivMessage<'_>,
+    plaintext_len: usize,
+) -> (Schedule, PolyvalKey) {
+    let keys =
+        derive_record_keys::<ROUNDS>(width.aesni(), message.key_generating_key, message.nonce);
+    let hash_key = powers_of(
+        width,
+        keys.authentication,
+        message.hashed_blocks(plaintext_len),
+    );
+    (keys.expand(width.aesni()), hash_key)
 }
 
-#[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
-fn gcm_siv_seal_kernel(message: &SivMessage<'_>, buf: &mut [u8]) -> [u8; 16] {
-    let (encryption, hash_key) = record_keys(message, buf.len());
-    let mut s = absorb_padded(&hash_key, _mm_setzero_si128(), message.aad);
-    s = absorb_padded(&hash_key, s, buf);
-    s = absorb_padded(&hash_key, s, &length_block(message.aad.len(), buf.len()));
-    let tag = tag_of(&encryption, s, message.nonce);
-    // The counter block is the tag with the top bit of byte 15 set.
-    let counter = store128(_mm_or_si128(load128(&tag), top_bit()));
-    encryption.apply_keystream_registers(&counter, buf);
-    tag
+#[inline(always)]
+fn seal_rounds<W: Width, const ROUNDS: usize>(
+    width: W,
+    message: &SivMessage<'_>,
+    buf: &mut [u8],
+) -> [u8; 16] {
+    let (encryption, hash_key) = record_keys::<W, ROUNDS>(width, message, buf.len());
+    let lengths = length_block(message.aad.len(), buf.len());
+    let s = absorb_padded::<W, false>(width, &hash_key, block_from(0), message.aad, None);
+    let s = absorb_padded::<W, false>(width, &hash_key, s, buf, Some(lengths));
+    let tag = tag_of::<ROUNDS>(width.aesni(), &encryption, s, message.nonce);
+    let mut keys = broadcast(width, &encryption);
+    let mut counter = Counter::<W, false>::new(width, counter_block(width.aesni(), tag));
+    apply_keystream::<W, false, ROUNDS>(width, &keys, &mut counter, buf);
+    keys.zeroize();
+    store128(tag)
 }
 
-#[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
-fn gcm_siv_open_kernel(
+#[inline(always)]
+fn open_rounds<W: Width, const ROUNDS: usize>(
+    width: W,
     message: &SivMessage<'_>,
     buf: &mut [u8],
     received_tag: &[u8; 16],
 ) -> [u8; 16] {
-    let (encryption, hash_key) = record_keys(message, buf.len());
-    let counter = store128(_mm_or_si128(load128(received_tag), top_bit()));
-    let mut acc = store128(absorb_padded(&hash_key, _mm_setzero_si128(), message.aad));
-    let hashed = (&encryption, &hash_key);
-    if !ctr_and_hash_kernel_any::<false>(hashed, (&mut acc, &counter), Hashed::Output, buf) {
-        encryption.apply_keystream_registers(&counter, buf);
-        acc = store128(absorb_padded(&hash_key, load128(&acc), buf));
-    }
-    let s = absorb_padded(
-        &hash_key,
-        load128(&acc),
-        &length_block(message.aad.len(), buf.len()),
+    let (encryption, hash_key) = record_keys::<W, ROUNDS>(width, message, buf.len());
+    let lengths = length_block(message.aad.len(), buf.len());
+    let s = absorb_padded::<W, false>(width, &hash_key, block_from(0), message.aad, None);
+    let mut keys = broadcast(width, &encryption);
+    let counter = counter_block(width.aesni(), load128(received_tag));
+    let mut counter = Counter::<W, false>::new(width, counter);
+    let s = ctr_and_hash_rounds::<W, false, true, ROUNDS>(
+        width,
+        (&keys, &hash_key),
+        (s, &mut counter),
+        buf,
+        lengths,
     );
-    acc.zeroize();
-    tag_of(&encryption, s, message.nonce)
+    keys.zeroize();
+    store128(tag_of::<ROUNDS>(
+        width.aesni(),
+        &encryption,
+        s,
+        message.nonce,
+    ))
+}
+
+/// Section 4: the length block, bit lengths of AAD and plaintext as little-endian 64-bit
+/// integers.
+#[inline(always)]
+fn length_block(aad_len: usize, plaintext_len: usize) -> __m128i {
+    block_from(u128::from(plaintext_len as u64 * 8) << 64 | u128::from(aad_len as u64 * 8))
+}
+
+/// The nonce as the low 96 bits of a little-endian integer, read as an 8-byte and a 4-byte
+/// load: the stores that just wrote a nonce are usually split that way, and a load that
+/// straddles two stores cannot be forwarded from them (see also [`block_from`]).
+#[inline(always)]
+fn nonce_value(nonce: &[u8; 12]) -> u128 {
+    let (low, high) = nonce
+        .split_first_chunk::<8>()
+        .map_or((0, 0), |(low, high)| {
+            (
+                u64::from_le_bytes(*low),
+                high.first_chunk::<4>()
+                    .map_or(0, |h| u32::from_le_bytes(*h)),
+            )
+        });
+    u128::from(low) | u128::from(high) << 64
 }
 
 /// Bit 7 of byte 15, the bit the tag clears and the counter block sets.
-#[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
-#[inline]
+#[inline(always)]
 fn top_bit() -> __m128i {
-    _mm_set_epi8(-128, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    block_from(1 << 127)
 }
 
-/// Section 4: the length block, bit lengths of AAD and plaintext, little-endian.
-fn length_block(aad_len: usize, plaintext_len: usize) -> [u8; 16] {
-    let mut block = [0u8; 16];
-    block[..8].copy_from_slice(&(aad_len as u64 * 8).to_le_bytes());
-    block[8..].copy_from_slice(&(plaintext_len as u64 * 8).to_le_bytes());
-    block
+/// Section 4: the counter block is the tag with the top bit set.
+#[inline(always)]
+fn counter_block(aesni: Aesni, tag: __m128i) -> __m128i {
+    aesni.or(tag, top_bit())
 }
 
 /// Section 4: tag = AES(record encryption key, (S xor nonce) with the top bit cleared).
-#[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
-#[inline]
-fn tag_of(encryption: &RoundKeys, mut s: __m128i, nonce: &[u8; 12]) -> [u8; 16] {
-    let mut nonce_block = [0u8; 16];
-    nonce_block[..12].copy_from_slice(nonce);
-    let mut tag = [_mm_andnot_si128(
-        top_bit(),
-        _mm_xor_si128(s, load128(&nonce_block)),
-    )];
-    s.zeroize();
-    encryption.encrypt(&mut tag);
-    store128(tag[0])
-}
-
-/// XORs `data` with the keystream from `counter` and absorbs the `hashed` side of it,
-/// zero-padded, into `acc`: GCM's layout (big-endian counter, GHASH block order) when
-/// `GHASH`, GCM-SIV's otherwise. Returns false, touching nothing, if `hash` lacks the full
-/// table of powers (only short inputs build less; the generic path serves them).
-pub(crate) fn ctr_and_hash<const GHASH: bool>(
-    _: Aesni,
-    (aes, hash): (&RoundKeys, &PolyvalKey),
-    (acc, counter): (&mut [u8; 16], &[u8; 16]),
-    hashed: Hashed,
-    data: &mut [u8],
-) -> bool {
-    // SAFETY: the token proves the CPU has the features `ctr_and_hash_kernel_any` enables.
-    unsafe { ctr_and_hash_kernel_any::<GHASH>((aes, hash), (acc, counter), hashed, data) }
-}
-
-/// [`ctr_and_hash`] for callers that already run with its features.
-#[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
-fn ctr_and_hash_kernel_any<const GHASH: bool>(
-    (aes, hash): (&RoundKeys, &PolyvalKey),
-    (acc, counter): (&mut [u8; 16], &[u8; 16]),
-    hashed: Hashed,
-    data: &mut [u8],
-) -> bool {
-    let Some(powers) = hash.eight_powers() else {
-        return false;
-    };
-    let args = (aes, powers, acc, counter, data);
-    // Each (layout, hashed side, round count) is its own fully unrolled instantiation.
-    macro_rules! kernel {
-        ($big_endian:literal, $reversed:literal, $hash_output:literal) => {
-            if aes.schedule().1 == 10 {
-                ctr_and_hash_kernel::<$big_endian, $reversed, $hash_output, 10>(args)
-            } else {
-                ctr_and_hash_kernel::<$big_endian, $reversed, $hash_output, 14>(args)
-            }
-        };
-    }
-    match (GHASH, hashed) {
-        (false, Hashed::Output) => kernel!(false, false, true),
-        (false, Hashed::Input) => kernel!(false, false, false),
-        (true, Hashed::Output) => kernel!(true, true, true),
-        (true, Hashed::Input) => kernel!(true, true, false),
-    }
-    true
-}
-
-type KernelArgs<'a> = (
-    &'a RoundKeys,
-    &'a [__m128i; MAX_POWERS],
-    &'a mut [u8; 16],
-    &'a [u8; 16],
-    &'a mut [u8],
-);
-
-/// Encrypts eight counter blocks while multiplying eight hashed blocks by H^8..H^1: block i's
-/// four PCLMULQDQ follow AES round i+1 in program order, and the reduction follows round 9.
-/// Issued this way the scheduler always holds both kinds of work; issued one after the
-/// other, the multiplies would wait behind 80 AESENCs queued for their one port.
-#[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
-#[inline]
-fn encrypt_and_hash_stride<const ROUNDS: usize, const REVERSED: bool>(
-    keys: &[__m128i; 15],
-    keystream: &mut [__m128i; STRIDE],
-    s: __m128i,
-    blocks: &[[u8; 16]; STRIDE],
-    powers: &[__m128i; MAX_POWERS],
+#[inline(always)]
+fn tag_of<const ROUNDS: usize>(
+    aesni: Aesni,
+    encryption: &Schedule,
+    mut s: __m128i,
+    nonce: &[u8; 12],
 ) -> __m128i {
-    let round = |keystream: &mut [__m128i; STRIDE], key: __m128i| {
+    let mut tag = [aesni.and_not(top_bit(), aesni.xor(s, block_from(nonce_value(nonce))))];
+    s.zeroize();
+    encrypt(aesni, encryption, ROUNDS, &mut tag);
+    tag[0]
+}
+
+per_width! {
+    /// XORs `data` with the keystream from the counter block `start.0` and absorbs the
+    /// `start.1` side of it, zero-padded, then the block `last`, into `acc`: GCM's layout
+    /// (big-endian counter, GHASH block order) when `GHASH`, GCM-SIV's otherwise.
+    pub(crate) fn ctr_and_hash<const GHASH: bool>(
+        aes: &RoundKeys,
+        hash_key: &PolyvalKey,
+        acc: &mut [u8; 16],
+        start: (&[u8; 16], Hashed),
+        data: &mut [u8],
+        last: &[u8; 16],
+    ) = ctr_and_hash_kernel;
+}
+
+#[inline(always)]
+fn ctr_and_hash_kernel<W: Width, const GHASH: bool>(
+    width: W,
+    aes: &RoundKeys,
+    hash_key: &PolyvalKey,
+    acc: &mut [u8; 16],
+    (counter, hashed): (&[u8; 16], Hashed),
+    data: &mut [u8],
+    last: &[u8; 16],
+) {
+    let hash = (hash_key, load128(acc), load128(last));
+    let s = if is_short::<W>(data.len().div_ceil(16) + 1) {
+        ctr_and_hash_at::<Aesni, GHASH>(width.aesni(), aes, hash, counter, hashed, data)
+    } else {
+        ctr_and_hash_at::<W, GHASH>(width, aes, hash, counter, hashed, data)
+    };
+    *acc = store128(s);
+}
+
+/// [`ctr_and_hash`] at width `W`: the stitched loop where the table covers a stride (GCM's
+/// always does), otherwise the two passes one after the other.
+#[inline(always)]
+fn ctr_and_hash_at<W: Width, const GHASH: bool>(
+    width: W,
+    aes: &RoundKeys,
+    (hash_key, s, last): (&PolyvalKey, __m128i, __m128i),
+    counter: &[u8; 16],
+    hashed: Hashed,
+    data: &mut [u8],
+) -> __m128i {
+    let mut keys = broadcast(width, aes.schedule());
+    let mut counter = Counter::<W, GHASH>::new(width, load128(counter));
+    let hash = (&keys, hash_key);
+    let state = (s, &mut counter);
+    // Each (hashed side, round count) is its own fully unrolled instantiation; the counter
+    // layout and the block order go together (GCM: big-endian counter and GHASH order).
+    let s = match (hashed, aes.rounds(), hash_key.covers_stride::<W>()) {
+        (Hashed::Output, 10, true) => {
+            ctr_and_hash_rounds::<W, GHASH, true, 10>(width, hash, state, data, last)
+        }
+        (Hashed::Output, _, true) => {
+            ctr_and_hash_rounds::<W, GHASH, true, 14>(width, hash, state, data, last)
+        }
+        (Hashed::Input, 10, true) => {
+            ctr_and_hash_rounds::<W, GHASH, false, 10>(width, hash, state, data, last)
+        }
+        (Hashed::Input, _, true) => {
+            ctr_and_hash_rounds::<W, GHASH, false, 14>(width, hash, state, data, last)
+        }
+        (Hashed::Output, rounds, false) => {
+            apply_keystream_rounds(width, &keys, rounds, &mut counter, data);
+            absorb_padded::<W, GHASH>(width, hash_key, s, data, Some(last))
+        }
+        (Hashed::Input, rounds, false) => {
+            let s = absorb_padded::<W, GHASH>(width, hash_key, s, data, Some(last));
+            apply_keystream_rounds(width, &keys, rounds, &mut counter, data);
+            s
+        }
+    };
+    keys.zeroize();
+    s
+}
+
+/// Encrypts a stride of counter registers while multiplying a stride of hashed registers by
+/// their powers: register j's multiplies follow AES round j+1 in program order, and the
+/// reduction follows round 9. Issued this way the scheduler always holds both kinds of work.
+#[inline(always)]
+fn encrypt_and_hash_stride<W: Width, const GHASH: bool, const ROUNDS: usize>(
+    width: W,
+    (keys, hash_key): (&[W::Reg; 15], &PolyvalKey),
+    keystream: &mut [W::Reg; STRIDE],
+    s: __m128i,
+    hashed: &[W::Bytes; STRIDE],
+) -> __m128i {
+    let round = |keystream: &mut [W::Reg; STRIDE], key: W::Reg| {
         for block in keystream.iter_mut() {
-            *block = _mm_aesenc_si128(*block, key);
+            *block = width.aesenc(*block, key);
         }
     };
     for block in keystream.iter_mut() {
-        *block = _mm_xor_si128(*block, keys[0]);
+        *block = width.xor(*block, keys[0]);
     }
-    let mut sum = [_mm_setzero_si128(); 3];
-    for i in 0..STRIDE {
-        round(keystream, keys[i + 1]);
-        accumulate_block::<REVERSED>(&mut sum, s, blocks, i, powers);
+    let mut sums: Sums<W> = [width.zero(); 3];
+    for (j, bytes) in hashed.iter().enumerate() {
+        round(keystream, keys[j + 1]);
+        let x = hashed_register::<W, GHASH>(width, width.load(bytes), (j == 0).then_some(s));
+        accumulate(width, hash_key, &mut sums, (W::POWERS, j), x);
     }
     round(keystream, keys[STRIDE + 1]);
-    let s = reduce(sum);
+    let s = finish(width, sums);
     for &key in &keys[STRIDE + 2..ROUNDS] {
         round(keystream, key);
     }
     for block in keystream.iter_mut() {
-        *block = _mm_aesenclast_si128(*block, keys[ROUNDS]);
+        *block = width.aesenclast(*block, keys[ROUNDS]);
     }
     s
 }
 
-#[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
-fn ctr_and_hash_kernel<
-    const BIG_ENDIAN: bool,
-    const REVERSED: bool,
+/// The stitched loop over whole strides, then the tail; returns the hash state after `last`.
+/// `GHASH` selects GCM's counter layout and block order; `HASH_OUTPUT` which side is hashed.
+#[inline(always)]
+fn ctr_and_hash_rounds<
+    W: Width,
+    const GHASH: bool,
     const HASH_OUTPUT: bool,
     const ROUNDS: usize,
 >(
-    (aes, powers, acc, counter, data): KernelArgs<'_>,
-) {
-    let keys = aes.schedule().0;
-    let mut counter = Counter::<BIG_ENDIAN>::new(counter);
-    let mut s = load128(acc);
-    let whole_strides = data.len() / (16 * STRIDE) * (16 * STRIDE);
-    let (body, tail) = data.split_at_mut(whole_strides);
-    let strides = body.as_chunks_mut::<16>().0.as_chunks_mut::<STRIDE>().0;
+    width: W,
+    (keys, hash_key): (&[W::Reg; 15], &PolyvalKey),
+    (mut s, counter): (__m128i, &mut Counter<W, GHASH>),
+    data: &mut [u8],
+    last: __m128i,
+) -> __m128i {
+    let stride_bytes = 16 * W::BLOCKS * STRIDE;
+    let (body, tail) = data.split_at_mut(data.len() / stride_bytes * stride_bytes);
+    let strides = W::registers_mut(body).0.as_chunks_mut::<STRIDE>().0;
     for i in 0..strides.len() {
-        let mut keystream = counter.next_blocks::<STRIDE>();
-        // The hash reads the previous stride's output (re-read from L1, not held in
-        // registers) or this stride's input before it is overwritten: either way it does
-        // not depend on this stride's AES.
-        if !HASH_OUTPUT {
-            s = encrypt_and_hash_stride::<ROUNDS, REVERSED>(
-                keys,
-                &mut keystream,
-                s,
-                &strides[i],
-                powers,
-            );
-        } else if i >= HASH_LAG {
-            s = encrypt_and_hash_stride::<ROUNDS, REVERSED>(
-                keys,
-                &mut keystream,
-                s,
-                &strides[i - HASH_LAG],
-                powers,
-            );
+        let mut keystream = counter.next::<STRIDE>(width);
+        // The hash reads an earlier stride's output (re-read from L1) or this stride's input
+        // before it is overwritten: either way it does not wait on this stride's AES.
+        let hashed = if HASH_OUTPUT {
+            i.checked_sub(W::HASH_LAG).map(|earlier| &strides[earlier])
         } else {
-            aes.encrypt(&mut keystream);
+            Some(&strides[i])
+        };
+        match hashed {
+            Some(hashed) => {
+                s = encrypt_and_hash_stride::<W, GHASH, ROUNDS>(
+                    width,
+                    (keys, hash_key),
+                    &mut keystream,
+                    s,
+                    hashed,
+                );
+            }
+            None => encrypt(width, keys, ROUNDS, &mut keystream),
         }
-        for (block, key) in strides[i].iter_mut().zip(keystream) {
-            *block = store128(_mm_xor_si128(load128(block), key));
+        for (bytes, key) in strides[i].iter_mut().zip(keystream) {
+            *bytes = width.store(width.xor(width.load(bytes), key));
         }
     }
     if HASH_OUTPUT {
-        for stride in &strides[strides.len().saturating_sub(HASH_LAG)..] {
-            s = aggregate8::<REVERSED>(s, stride, powers);
+        for stride in &strides[strides.len().saturating_sub(W::HASH_LAG)..] {
+            s = absorb_stride::<W, GHASH>(width, hash_key, s, stride);
         }
     }
-
-    if !tail.is_empty() {
-        let hash_tail = |s: __m128i, tail: &[u8]| {
-            let mut padded = [[0u8; 16]; STRIDE];
-            padded.as_flattened_mut()[..tail.len()].copy_from_slice(tail);
-            let s = aggregate::<REVERSED>(s, &padded[..tail.len().div_ceil(16)], powers);
-            padded.as_flattened_mut()[..tail.len()].zeroize();
-            s
-        };
-        if !HASH_OUTPUT {
-            s = hash_tail(s, tail);
-        }
-        xor_tail(aes, &mut counter, tail);
-        if HASH_OUTPUT {
-            s = hash_tail(s, tail);
-        }
+    if !HASH_OUTPUT {
+        s = absorb_padded::<W, GHASH>(width, hash_key, s, tail, Some(last));
     }
-    *acc = store128(s);
+    xor_tail::<W, GHASH, ROUNDS>(width, keys, counter, tail);
+    if HASH_OUTPUT {
+        s = absorb_padded::<W, GHASH>(width, hash_key, s, tail, Some(last));
+    }
+    s
 }

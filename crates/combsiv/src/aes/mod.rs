@@ -143,7 +143,7 @@ impl Counter32 {
 pub(crate) enum BlockCipher {
     Portable(portable::Aes),
     #[cfg(target_arch = "x86_64")]
-    Aesni(x86::RoundKeys, crate::cpu::x86::Aesni),
+    X86(x86::RoundKeys, crate::cpu::x86::Tier),
 }
 
 impl BlockCipher {
@@ -151,7 +151,7 @@ impl BlockCipher {
         match isa {
             Isa::Portable => BlockCipher::Portable(portable::Aes::new(key)),
             #[cfg(target_arch = "x86_64")]
-            Isa::Aesni(token) => BlockCipher::Aesni(x86::RoundKeys::new(token, key), token),
+            Isa::X86(tier) => BlockCipher::X86(x86::RoundKeys::new(tier.aesni(), key), tier),
         }
     }
 
@@ -160,7 +160,7 @@ impl BlockCipher {
         match self {
             BlockCipher::Portable(aes) => aes.encrypt_blocks(blocks),
             #[cfg(target_arch = "x86_64")]
-            BlockCipher::Aesni(keys, token) => keys.encrypt_blocks(*token, blocks),
+            BlockCipher::X86(keys, tier) => keys.encrypt_blocks(tier.aesni(), blocks),
         }
     }
 
@@ -169,7 +169,7 @@ impl BlockCipher {
         match self {
             BlockCipher::Portable(aes) => aes.decrypt_blocks(blocks),
             #[cfg(target_arch = "x86_64")]
-            BlockCipher::Aesni(keys, token) => keys.decrypt_blocks(*token, blocks),
+            BlockCipher::X86(keys, tier) => keys.decrypt_blocks(tier.aesni(), blocks),
         }
     }
 
@@ -177,7 +177,7 @@ impl BlockCipher {
         match self {
             BlockCipher::Portable(aes) => aes.key_bits(),
             #[cfg(target_arch = "x86_64")]
-            BlockCipher::Aesni(keys, _) => keys.key_bits(),
+            BlockCipher::X86(keys, _) => keys.key_bits(),
         }
     }
 
@@ -192,7 +192,7 @@ impl BlockCipher {
         match self {
             BlockCipher::Portable(aes) => aes.apply_keystream(counter, order, data),
             #[cfg(target_arch = "x86_64")]
-            BlockCipher::Aesni(keys, token) => keys.apply_keystream(*token, counter, order, data),
+            BlockCipher::X86(keys, tier) => keys.apply_keystream(*tier, counter, order, data),
         }
     }
 }

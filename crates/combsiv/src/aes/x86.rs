@@ -1,13 +1,17 @@
-//! AES with AES-NI on 128-bit registers.
+//! AES on the x86 tiers: key expansion, single blocks, and counter mode at either width.
 //!
-//! CPU predicate: [`Aesni`] (AES-NI, PCLMULQDQ, SSSE3, SSE4.1). Every function here with a
-//! `#[target_feature]` enables exactly that set, and is only called with the token in hand.
+//! CPU predicate: [`Aesni`] (AES-NI, PCLMULQDQ, SSSE3, SSE4.1) for everything 128-bit;
+//! counter mode is written once over [`Width`] and instantiated for [`Aesni`] (XMM, one block
+//! per register) and [`Vaes`](crate::cpu::x86::Vaes) (YMM, two blocks per register, plus AVX,
+//! AVX2, VAES, VPCLMULQDQ; no AVX-512). Each `#[target_feature]` function enables exactly its
+//! token's features and is only called with the token in hand.
 //!
-//! Design: AESENC has a latency of 3-4 cycles and a throughput of one or two per cycle on
-//! current cores, so one block at a time leaves the unit mostly idle. The counter-mode kernel
-//! therefore keeps [`CTR_BLOCKS`] independent blocks in flight, which covers latency x
-//! throughput on every AES-NI core and fits 8 state + 1 counter + 1 scratch register of the
-//! 16 XMM registers, with round keys taken from L1 as memory operands.
+//! Design: AESENC has a latency of 3-4 cycles and a throughput of one or two instructions per
+//! cycle, so one block at a time leaves the unit mostly idle. Counter mode keeps [`STRIDE`]
+//! independent registers in flight (8 blocks on AES-NI, 16 with VAES; on Zen 3 one
+//! `vaesenc ymm` issues every 0.5 cycles with latency 4, so 8 registers keep both AES pipes
+//! busy). Round keys are expanded once as 128-bit blocks; a wide kernel broadcasts them to
+//! both halves of its registers when it starts.
 
 #![allow(
     unsafe_code,
@@ -19,17 +23,22 @@ use core::arch::x86_64::*;
 use zeroize::Zeroize;
 
 use super::{Counter32, KeyBytes};
-use crate::cpu::x86::{Aesni, load128, store128};
+use crate::cpu::x86::{
+    Aesni, STRIDE, Tier, Width, block_from, load_partial, load128, per_width, store_partial,
+    store128,
+};
 
-/// Blocks in flight per iteration of the counter-mode loop (see the module comment).
-const CTR_BLOCKS: usize = 8;
+/// Expanded encryption round keys as values: 11 used for AES-128, all 15 for AES-256. Fused
+/// kernels keep a per-message schedule in registers as this; a key that is stored is a
+/// [`RoundKeys`].
+pub(crate) type Schedule = [__m128i; 15];
 
-/// Expanded encryption round keys: 11 used for AES-128, all 15 for AES-256.
+/// An expanded AES key as it is stored: its [`Schedule`] and round count, wiped on drop.
 ///
-/// Kept as registers' type so that wiping them on drop is 15 vector stores.
+/// Kept as registers' type so that wiping them is 15 vector stores.
 #[derive(Clone)]
 pub(crate) struct RoundKeys {
-    keys: [__m128i; 15],
+    keys: Schedule,
     rounds: usize,
 }
 
@@ -40,7 +49,7 @@ impl Drop for RoundKeys {
 }
 
 impl RoundKeys {
-    pub(crate) fn new(_: Aesni, key: KeyBytes<'_>) -> Self {
+    pub(crate) fn new(aesni: Aesni, key: KeyBytes<'_>) -> Self {
         let (low, high) = match key {
             KeyBytes::Aes128(key) => (load128(key), None),
             KeyBytes::Aes256(key) => (
@@ -48,50 +57,30 @@ impl RoundKeys {
                 Some(load128(&core::array::from_fn(|i| key[16 + i]))),
             ),
         };
-        // SAFETY: the token proves the CPU has the features `expand_key` enables.
-        unsafe { expand_key(low, high) }
+        RoundKeys {
+            // SAFETY: the token proves the CPU has the features `expand_key_aesni` enables.
+            keys: unsafe { expand_key_aesni(aesni, low, high) },
+            rounds: if high.is_some() { 14 } else { 10 },
+        }
     }
 
-    pub(crate) fn encrypt_blocks(&self, _: Aesni, blocks: &mut [[u8; 16]]) {
+    /// 10 or 14.
+    pub(crate) fn rounds(&self) -> usize {
+        self.rounds
+    }
+
+    pub(crate) fn key_bits(&self) -> usize {
+        if self.rounds == 10 { 128 } else { 256 }
+    }
+
+    /// The 128-bit round keys, for kernels that schedule AES rounds themselves.
+    pub(crate) fn schedule(&self) -> &Schedule {
+        &self.keys
+    }
+
+    pub(crate) fn encrypt_blocks(&self, aesni: Aesni, blocks: &mut [[u8; 16]]) {
         // SAFETY: the token proves the CPU has the features `encrypt_ecb` enables.
-        unsafe { encrypt_ecb(self, blocks) }
-    }
-
-    pub(crate) fn apply_keystream(
-        &self,
-        _: Aesni,
-        counter: &[u8; 16],
-        order: Counter32,
-        data: &mut [u8],
-    ) {
-        match order {
-            // SAFETY: the token proves the CPU has the features `ctr32_xor` enables.
-            Counter32::LittleEndianFirst => unsafe { ctr32_xor::<false>(self, counter, data) },
-            // SAFETY: as above.
-            Counter32::BigEndianLast => unsafe { ctr32_xor::<true>(self, counter, data) },
-        }
-    }
-
-    /// Encrypts N independent blocks, interleaved round by round so that they pipeline.
-    #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
-    #[inline]
-    pub(crate) fn encrypt<const N: usize>(&self, blocks: &mut [__m128i; N]) {
-        let (first, middle, last) = (
-            self.keys[0],
-            &self.keys[1..self.rounds],
-            self.keys[self.rounds],
-        );
-        for block in blocks.iter_mut() {
-            *block = _mm_xor_si128(*block, first);
-        }
-        for &key in middle {
-            for block in blocks.iter_mut() {
-                *block = _mm_aesenc_si128(*block, key);
-            }
-        }
-        for block in blocks.iter_mut() {
-            *block = _mm_aesenclast_si128(*block, last);
-        }
+        unsafe { encrypt_ecb(aesni, self, blocks) }
     }
 
     pub(crate) fn decrypt_blocks(&self, _: Aesni, blocks: &mut [[u8; 16]]) {
@@ -99,99 +88,132 @@ impl RoundKeys {
         unsafe { decrypt_ecb(self, blocks) }
     }
 
-    pub(crate) fn key_bits(&self) -> usize {
-        if self.rounds == 10 { 128 } else { 256 }
-    }
-
-    /// GCM-SIV counter mode from inside another kernel with the same features.
-    #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
-    #[inline]
-    pub(crate) fn apply_keystream_registers(&self, counter: &[u8; 16], data: &mut [u8]) {
-        ctr32_xor::<false>(self, counter, data);
-    }
-
-    /// The round keys and the number of rounds (10 or 14), for fused kernels that schedule
-    /// AES rounds themselves.
-    pub(crate) fn schedule(&self) -> (&[__m128i; 15], usize) {
-        (&self.keys, self.rounds)
+    pub(crate) fn apply_keystream(
+        &self,
+        tier: Tier,
+        counter: &[u8; 16],
+        order: Counter32,
+        data: &mut [u8],
+    ) {
+        match order {
+            Counter32::LittleEndianFirst => ctr32_xor::<false>(tier, self, counter, data),
+            Counter32::BigEndianLast => ctr32_xor::<true>(tier, self, counter, data),
+        }
     }
 }
 
 /// FIPS 197 Section 5.2. SubWord(RotWord(w)) ^ Rcon comes from AESENCLAST on a state whose
 /// four columns all hold RotWord(w): ShiftRows then moves nothing, SubBytes substitutes, and
 /// the "round key" adds Rcon. That has a latency of about 5 cycles where AESKEYGENASSIST has
-/// about 12 on Intel cores, and key expansion is on GCM-SIV's per-message critical path.
+/// about 12 on Intel cores (and Miri does not implement AESKEYGENASSIST at all), and key
+/// expansion is on GCM-SIV's per-message critical path.
 ///
 /// `high` is the second half of an AES-256 key, `None` for AES-128.
-#[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
-#[inline]
-pub(crate) fn expand_key(low: __m128i, high: Option<__m128i>) -> RoundKeys {
+#[inline(always)]
+pub(crate) fn expand_key(aesni: Aesni, low: __m128i, high: Option<__m128i>) -> Schedule {
     // w[i] = w[i-Nk] ^ t for the four words of a round key becomes: every word XORs all the
     // words before it in the previous round key (a prefix XOR), then the broadcast t.
-    #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
-    fn prefix_xor(k: __m128i) -> __m128i {
-        let k = _mm_xor_si128(k, _mm_slli_si128::<4>(k));
-        _mm_xor_si128(k, _mm_slli_si128::<8>(k))
-    }
+    let prefix_xor = |k: __m128i| {
+        let k = aesni.xor(k, aesni.shift_bytes_up::<4>(k));
+        aesni.xor(k, aesni.shift_bytes_up::<8>(k))
+    };
     // Byte indices 13, 14, 15, 12 in every column: RotWord(w3), broadcast.
-    let rot_word_3 = _mm_set_epi8(
-        12, 15, 14, 13, 12, 15, 14, 13, 12, 15, 14, 13, 12, 15, 14, 13,
-    );
-    let sub_rot = |w: __m128i, rcon: i32| {
-        _mm_aesenclast_si128(_mm_shuffle_epi8(w, rot_word_3), _mm_set1_epi32(rcon))
+    let rot_word_3 = load128(&[
+        13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15, 12,
+    ]);
+    let sub_rot = |w: __m128i, rcon: u128| {
+        let rcon = block_from(rcon * 0x0000_0001_0000_0001_0000_0001_0000_0001);
+        aesni.aesenclast(aesni.shuffle_bytes(w, rot_word_3), rcon)
     };
     // AES-256's extra step: SubWord(w3) without rotation or Rcon.
-    let sub = |w: __m128i| _mm_aesenclast_si128(_mm_shuffle_epi32::<0xff>(w), _mm_setzero_si128());
-    const RCON: [i32; 10] = [0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x1b, 0x36];
+    let sub = |w: __m128i| aesni.aesenclast(aesni.broadcast_word_3(w), aesni.zero());
+    const RCON: [u128; 10] = [0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x1b, 0x36];
 
-    let mut keys = [_mm_setzero_si128(); 15];
+    let mut keys = [aesni.zero(); 15];
     keys[0] = low;
-    let rounds = match high {
+    match high {
         None => {
             for (i, rcon) in RCON.into_iter().enumerate() {
-                keys[i + 1] = _mm_xor_si128(prefix_xor(keys[i]), sub_rot(keys[i], rcon));
+                keys[i + 1] = aesni.xor(prefix_xor(keys[i]), sub_rot(keys[i], rcon));
             }
-            10
         }
         Some(high) => {
             keys[1] = high;
             for (i, rcon) in RCON.into_iter().take(7).enumerate() {
                 let (even, odd) = (2 * i + 2, 2 * i + 3);
-                keys[even] =
-                    _mm_xor_si128(prefix_xor(keys[even - 2]), sub_rot(keys[even - 1], rcon));
+                keys[even] = aesni.xor(prefix_xor(keys[even - 2]), sub_rot(keys[even - 1], rcon));
                 if odd < 15 {
-                    keys[odd] = _mm_xor_si128(prefix_xor(keys[odd - 2]), sub(keys[even]));
+                    keys[odd] = aesni.xor(prefix_xor(keys[odd - 2]), sub(keys[even]));
                 }
             }
-            14
         }
-    };
-    RoundKeys { keys, rounds }
+    }
+    keys
 }
 
 #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
-fn encrypt_ecb(round_keys: &RoundKeys, blocks: &mut [[u8; 16]]) {
+fn expand_key_aesni(aesni: Aesni, low: __m128i, high: Option<__m128i>) -> Schedule {
+    expand_key(aesni, low, high)
+}
+
+/// A schedule in every block of a register of width `W`. (A loop, not `array::map`: the
+/// closure of a library function that is not inlined would compile without the kernel's
+/// target features.)
+#[inline(always)]
+pub(crate) fn broadcast<W: Width>(width: W, schedule: &Schedule) -> [W::Reg; 15] {
+    let mut keys = [width.zero(); 15];
+    for (wide, &key) in keys.iter_mut().zip(schedule) {
+        *wide = width.broadcast(key);
+    }
+    keys
+}
+
+/// Encrypts N independent registers, interleaved round by round so that they pipeline.
+/// `rounds` is 10 or 14; a constant argument unrolls the rounds.
+#[inline(always)]
+pub(crate) fn encrypt<W: Width, const N: usize>(
+    width: W,
+    keys: &[W::Reg; 15],
+    rounds: usize,
+    blocks: &mut [W::Reg; N],
+) {
+    for block in blocks.iter_mut() {
+        *block = width.xor(*block, keys[0]);
+    }
+    for &key in &keys[1..rounds] {
+        for block in blocks.iter_mut() {
+            *block = width.aesenc(*block, key);
+        }
+    }
+    for block in blocks.iter_mut() {
+        *block = width.aesenclast(*block, keys[rounds]);
+    }
+}
+
+#[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
+fn encrypt_ecb(aesni: Aesni, round_keys: &RoundKeys, blocks: &mut [[u8; 16]]) {
+    let (keys, rounds) = (&round_keys.keys, round_keys.rounds);
     // One block (the chained modes' every step): straight through, nothing padded.
     if let [block] = blocks {
         let mut state = [load128(block)];
-        round_keys.encrypt(&mut state);
+        encrypt(aesni, keys, rounds, &mut state);
         *block = store128(state[0]);
         return;
     }
-    // Up to eight blocks at a time; a short batch (GCM-SIV's 4 or 6 derivation blocks) is
-    // padded to four or eight, which costs no latency and little throughput. The state left
-    // in registers is the output just stored, so there is nothing to wipe.
-    for chunk in blocks.chunks_mut(CTR_BLOCKS) {
-        let mut state = [_mm_setzero_si128(); CTR_BLOCKS];
+    // Up to eight blocks at a time; a short batch is padded to four or eight, which costs no
+    // latency and little throughput. The state left in registers is the output just stored,
+    // so there is nothing to wipe.
+    for chunk in blocks.chunks_mut(STRIDE) {
+        let mut state = [_mm_setzero_si128(); STRIDE];
         for (value, block) in state.iter_mut().zip(chunk.iter()) {
             *value = load128(block);
         }
         if chunk.len() <= 4 {
             let mut half = [state[0], state[1], state[2], state[3]];
-            round_keys.encrypt(&mut half);
+            encrypt(aesni, keys, rounds, &mut half);
             state[..4].copy_from_slice(&half);
         } else {
-            round_keys.encrypt(&mut state);
+            encrypt(aesni, keys, rounds, &mut state);
         }
         for (block, value) in chunk.iter_mut().zip(state) {
             *block = store128(value);
@@ -214,8 +236,8 @@ fn decrypt_ecb(round_keys: &RoundKeys, blocks: &mut [[u8; 16]]) {
         *inverse = _mm_aesimc_si128(*forward);
     }
     keys[rounds] = round_keys.keys[0];
-    for chunk in blocks.chunks_mut(CTR_BLOCKS) {
-        let mut state = [_mm_setzero_si128(); CTR_BLOCKS];
+    for chunk in blocks.chunks_mut(STRIDE) {
+        let mut state = [_mm_setzero_si128(); STRIDE];
         for (value, block) in state.iter_mut().zip(chunk.iter()) {
             *value = _mm_xor_si128(load128(block), keys[0]);
         }
@@ -232,112 +254,146 @@ fn decrypt_ecb(round_keys: &RoundKeys, blocks: &mut [[u8; 16]]) {
     keys.zeroize();
 }
 
-/// Counter mode with a 32-bit wrapping counter; `BIG_ENDIAN` selects AES-GCM's layout.
-///
-/// The counter is kept in a register with its 32-bit word as a native little-endian lane
-/// (lane 0 for GCM-SIV; lane 3 after swapping bytes 12..16 for GCM), so that one PADDD
-/// increments it and wraps modulo 2^32 without carrying into the other lanes.
-#[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
-fn ctr32_xor<const BIG_ENDIAN: bool>(round_keys: &RoundKeys, counter: &[u8; 16], data: &mut [u8]) {
-    let mut counter = Counter::<BIG_ENDIAN>::new(counter);
-    let mut chunks = data.chunks_exact_mut(16 * CTR_BLOCKS);
-    for chunk in &mut chunks {
-        let mut keystream = counter.next_blocks::<CTR_BLOCKS>();
-        round_keys.encrypt(&mut keystream);
-        for (block, key) in chunk.as_chunks_mut::<16>().0.iter_mut().zip(keystream) {
-            *block = store128(_mm_xor_si128(load128(block), key));
-        }
-    }
-    xor_tail(round_keys, &mut counter, chunks.into_remainder());
+per_width! {
+    /// Counter mode with a 32-bit wrapping counter; `BIG_ENDIAN` selects AES-GCM's layout.
+    fn ctr32_xor<const BIG_ENDIAN: bool>(
+        round_keys: &RoundKeys,
+        counter: &[u8; 16],
+        data: &mut [u8],
+    ) = ctr32_xor_kernel;
 }
 
-/// The last partial stride: as few keystream blocks as cover it, then byte-wise XOR.
-#[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
-pub(crate) fn xor_tail<const BIG_ENDIAN: bool>(
+#[inline(always)]
+fn ctr32_xor_kernel<W: Width, const BIG_ENDIAN: bool>(
+    width: W,
     round_keys: &RoundKeys,
-    counter: &mut Counter<BIG_ENDIAN>,
+    counter: &[u8; 16],
+    data: &mut [u8],
+) {
+    let mut keys = broadcast(width, &round_keys.keys);
+    let mut counter = Counter::<W, BIG_ENDIAN>::new(width, load128(counter));
+    apply_keystream_rounds(width, &keys, round_keys.rounds, &mut counter, data);
+    keys.zeroize();
+}
+
+/// [`apply_keystream`] with the round count (10 or 14) as a value.
+#[inline(always)]
+pub(crate) fn apply_keystream_rounds<W: Width, const BIG_ENDIAN: bool>(
+    width: W,
+    keys: &[W::Reg; 15],
+    rounds: usize,
+    counter: &mut Counter<W, BIG_ENDIAN>,
+    data: &mut [u8],
+) {
+    if rounds == 10 {
+        apply_keystream::<W, BIG_ENDIAN, 10>(width, keys, counter, data);
+    } else {
+        apply_keystream::<W, BIG_ENDIAN, 14>(width, keys, counter, data);
+    }
+}
+
+/// XORs `data` with the keystream from `counter`, [`STRIDE`] registers per iteration; the
+/// keystream never leaves registers except for the last partial stride.
+#[inline(always)]
+pub(crate) fn apply_keystream<W: Width, const BIG_ENDIAN: bool, const ROUNDS: usize>(
+    width: W,
+    keys: &[W::Reg; 15],
+    counter: &mut Counter<W, BIG_ENDIAN>,
+    data: &mut [u8],
+) {
+    let stride_bytes = 16 * W::BLOCKS * STRIDE;
+    let (body, tail) = data.split_at_mut(data.len() / stride_bytes * stride_bytes);
+    for stride in W::registers_mut(body).0.as_chunks_mut::<STRIDE>().0 {
+        let mut keystream = counter.next::<STRIDE>(width);
+        encrypt(width, keys, ROUNDS, &mut keystream);
+        for (bytes, key) in stride.iter_mut().zip(keystream) {
+            *bytes = width.store(width.xor(width.load(bytes), key));
+        }
+    }
+    xor_tail::<W, BIG_ENDIAN, ROUNDS>(width, keys, counter, tail);
+}
+
+/// The last partial stride: as few keystream registers as cover it (1, 2, 4 or 8, so that a
+/// short message does not wait on a full stride), XORed a block at a time.
+#[inline(always)]
+pub(crate) fn xor_tail<W: Width, const BIG_ENDIAN: bool, const ROUNDS: usize>(
+    width: W,
+    keys: &[W::Reg; 15],
+    counter: &mut Counter<W, BIG_ENDIAN>,
     tail: &mut [u8],
 ) {
-    let mut keystream = [_mm_setzero_si128(); CTR_BLOCKS];
-    match tail.len().div_ceil(16) {
-        0 => return,
-        1 => {
-            let mut blocks = counter.next_blocks::<1>();
-            round_keys.encrypt(&mut blocks);
-            keystream[0] = blocks[0];
-        }
-        2 => {
-            let mut blocks = counter.next_blocks::<2>();
-            round_keys.encrypt(&mut blocks);
-            keystream[..2].copy_from_slice(&blocks);
-        }
-        3 | 4 => {
-            let mut blocks = counter.next_blocks::<4>();
-            round_keys.encrypt(&mut blocks);
-            keystream[..4].copy_from_slice(&blocks);
-        }
-        _ => {
-            keystream = counter.next_blocks::<CTR_BLOCKS>();
-            round_keys.encrypt(&mut keystream);
-        }
+    match tail.len().div_ceil(16 * W::BLOCKS) {
+        0 => {}
+        1 => xor_registers::<W, BIG_ENDIAN, ROUNDS, 1>(width, keys, counter, tail),
+        2 => xor_registers::<W, BIG_ENDIAN, ROUNDS, 2>(width, keys, counter, tail),
+        3 | 4 => xor_registers::<W, BIG_ENDIAN, ROUNDS, 4>(width, keys, counter, tail),
+        _ => xor_registers::<W, BIG_ENDIAN, ROUNDS, STRIDE>(width, keys, counter, tail),
     }
-    // XOR in registers over a zero-padded copy; afterwards only the padding holds keystream
-    // bytes, so only the padding needs wiping.
-    let mut padded = [0u8; 16 * CTR_BLOCKS];
-    padded[..tail.len()].copy_from_slice(tail);
-    let used = tail.len().div_ceil(16);
-    for (block, key) in padded
-        .as_chunks_mut::<16>()
-        .0
-        .iter_mut()
-        .zip(keystream)
-        .take(used)
-    {
-        *block = store128(_mm_xor_si128(load128(block), key));
-    }
-    tail.copy_from_slice(&padded[..tail.len()]);
-    padded[tail.len()..16 * used].zeroize();
-    keystream.zeroize();
 }
 
-/// A 32-bit counter in a register, as [`ctr32_xor`] describes.
-pub(crate) struct Counter<const BIG_ENDIAN: bool> {
-    native: __m128i,
+/// XORs `tail` (at most N registers long) with N registers of keystream.
+#[inline(always)]
+fn xor_registers<W: Width, const BIG_ENDIAN: bool, const ROUNDS: usize, const N: usize>(
+    width: W,
+    keys: &[W::Reg; 15],
+    counter: &mut Counter<W, BIG_ENDIAN>,
+    tail: &mut [u8],
+) {
+    let mut keystream = counter.next::<N>(width);
+    encrypt(width, keys, ROUNDS, &mut keystream);
+    let aesni = width.aesni();
+    let key = |k: usize| width.block(keystream[k / W::BLOCKS], k % W::BLOCKS);
+    let (blocks, partial) = tail.as_chunks_mut::<16>();
+    for (k, block) in blocks.iter_mut().enumerate() {
+        *block = store128(aesni.xor(load128(block), key(k)));
+    }
+    if !partial.is_empty() {
+        store_partial(aesni.xor(load_partial(partial), key(blocks.len())), partial);
+    }
 }
 
-impl<const BIG_ENDIAN: bool> Counter<BIG_ENDIAN> {
-    #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
-    pub(crate) fn new(block: &[u8; 16]) -> Self {
+/// A 32-bit counter in registers of width `W`, block i of the next register holding the
+/// counter plus i.
+///
+/// The 32-bit word is kept as a native little-endian lane (lane 0 for GCM-SIV; lane 3 after
+/// swapping bytes 12..16 for GCM), so that one vector add increments every block and wraps
+/// modulo 2^32 without carrying into the other lanes.
+pub(crate) struct Counter<W: Width, const BIG_ENDIAN: bool> {
+    native: W::Reg,
+    step: W::Reg,
+}
+
+impl<W: Width, const BIG_ENDIAN: bool> Counter<W, BIG_ENDIAN> {
+    #[inline(always)]
+    pub(crate) fn new(width: W, block: __m128i) -> Self {
+        let aesni = width.aesni();
+        let native = Self::swap(aesni, block);
+        // n in the counter's lane: lane 3 for GCM, lane 0 for GCM-SIV.
+        let blocks = |n: usize| block_from((n as u128) << if BIG_ENDIAN { 96 } else { 0 });
         Counter {
-            native: Self::swap(load128(block)),
+            native: width.gather(|i| aesni.add32(native, blocks(i))),
+            step: width.broadcast(blocks(W::BLOCKS)),
         }
     }
 
     /// Swaps bytes 12..16 for GCM (its own inverse); nothing for GCM-SIV.
-    #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
-    #[inline]
-    fn swap(block: __m128i) -> __m128i {
+    #[inline(always)]
+    fn swap<V: Width>(width: V, block: V::Reg) -> V::Reg {
         if BIG_ENDIAN {
-            let swap_last_word = _mm_set_epi8(12, 13, 14, 15, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
-            _mm_shuffle_epi8(block, swap_last_word)
+            let swap_last_word = load128(&[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 15, 14, 13, 12]);
+            width.shuffle_bytes(block, width.broadcast(swap_last_word))
         } else {
             block
         }
     }
 
-    /// The next N counter blocks, ready to encrypt.
-    #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
-    #[inline]
-    pub(crate) fn next_blocks<const N: usize>(&mut self) -> [__m128i; N] {
-        let one = if BIG_ENDIAN {
-            _mm_set_epi32(1, 0, 0, 0)
-        } else {
-            _mm_set_epi32(0, 0, 0, 1)
-        };
-        let mut blocks = [_mm_setzero_si128(); N];
+    /// The next N registers of counter blocks, ready to encrypt.
+    #[inline(always)]
+    pub(crate) fn next<const N: usize>(&mut self, width: W) -> [W::Reg; N] {
+        let mut blocks = [width.zero(); N];
         for block in &mut blocks {
-            *block = Self::swap(self.native);
-            self.native = _mm_add_epi32(self.native, one);
+            *block = Self::swap(width, self.native);
+            self.native = width.add32(self.native, self.step);
         }
         blocks
     }

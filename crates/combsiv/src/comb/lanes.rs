@@ -74,7 +74,7 @@ impl<'a> Lane<'a> {
         let backend = match cipher {
             BlockCipher::Portable(_) => 0,
             #[cfg(target_arch = "x86_64")]
-            BlockCipher::Aesni(..) => 1,
+            BlockCipher::X86(..) => 1,
         };
         Lane {
             cipher,

@@ -50,15 +50,15 @@ pub(crate) fn advance(chain: Chain, lanes: &mut [Lane<'_>], count: usize) -> boo
 /// The token and round count, if every lane is an AES-NI key with the same round count and
 /// `count` blocks left.
 fn common_aesni(lanes: &[Lane<'_>], count: usize) -> Option<(Aesni, usize)> {
-    let BlockCipher::Aesni(keys, token) = lanes.first()?.cipher else {
+    let BlockCipher::X86(keys, tier) = lanes.first()?.cipher else {
         return None;
     };
-    let rounds = keys.schedule().1;
+    let rounds = keys.rounds();
     let uniform = lanes.iter().all(|lane| {
-        matches!(lane.cipher, BlockCipher::Aesni(keys, _) if keys.schedule().1 == rounds)
+        matches!(lane.cipher, BlockCipher::X86(keys, _) if keys.rounds() == rounds)
             && lane.remaining() >= count
     });
-    uniform.then_some((*token, rounds))
+    uniform.then_some((tier.aesni(), rounds))
 }
 
 fn run<const LANES: usize>(
@@ -72,10 +72,10 @@ fn run<const LANES: usize>(
     };
     let mut keys: [Option<&[__m128i; 15]>; LANES] = [None; LANES];
     for (key, lane) in keys.iter_mut().zip(lanes.iter()) {
-        let BlockCipher::Aesni(round_keys, _) = lane.cipher else {
+        let BlockCipher::X86(round_keys, _) = lane.cipher else {
             return false;
         };
-        *key = Some(round_keys.schedule().0);
+        *key = Some(round_keys.schedule());
     }
     let Some(first) = keys[0] else { return false };
     let keys = keys.map(|key| key.unwrap_or(first));

@@ -125,13 +125,13 @@ fn override_from_env() -> Option<Backend> {
 
 /// The instruction set a key's kernels run on, with the token that proves it.
 ///
-/// This is what the AES and POLYVAL modules match on. Until the 256-bit kernels exist, the
-/// `Vaes` backend runs the 128-bit kernels (its token implies theirs).
+/// This is what the AES and POLYVAL modules match on: portable code, or one of the x86 tiers,
+/// whose kernels are written once over the register width (`cpu/x86/width.rs`).
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Isa {
     Portable,
     #[cfg(target_arch = "x86_64")]
-    Aesni(x86::Aesni),
+    X86(x86::Tier),
 }
 
 impl Isa {
@@ -150,11 +150,11 @@ impl Isa {
             Backend::Portable => Ok(Isa::Portable),
             #[cfg(target_arch = "x86_64")]
             Backend::Aesni => x86::Aesni::get()
-                .map(Isa::Aesni)
+                .map(|aesni| Isa::X86(x86::Tier::Aesni(aesni)))
                 .ok_or(Error::BackendUnavailable),
             #[cfg(target_arch = "x86_64")]
             Backend::Vaes => x86::Vaes::get()
-                .map(|vaes| Isa::Aesni(vaes.aesni()))
+                .map(|vaes| Isa::X86(x86::Tier::Vaes(vaes)))
                 .ok_or(Error::BackendUnavailable),
             #[cfg(not(target_arch = "x86_64"))]
             Backend::Aesni | Backend::Vaes => Err(Error::BackendUnavailable),

@@ -12,6 +12,11 @@
     reason = "x86 intrinsics; each unsafe block says why it is sound"
 )]
 
+pub(crate) mod width;
+
+pub(crate) use width::{STRIDE, Width, per_width};
+
+#[cfg(not(miri))]
 use core::arch::x86_64::{__cpuid, __cpuid_count, _xgetbv};
 use core::sync::atomic::{AtomicU8, Ordering};
 
@@ -30,10 +35,35 @@ fn features() -> u8 {
     found
 }
 
+#[cfg(not(miri))]
 fn bit(word: u32, index: u32) -> bool {
     word >> index & 1 == 1
 }
 
+/// Under Miri there is no CPUID (it is inline assembly there): the features are the ones
+/// the build enables statically (`-C target-feature=...`), which Miri then executes.
+#[cfg(miri)]
+fn detect() -> u8 {
+    let aesni = cfg!(all(
+        target_feature = "aes",
+        target_feature = "pclmulqdq",
+        target_feature = "ssse3",
+        target_feature = "sse4.1"
+    ));
+    let vaes = cfg!(all(
+        target_feature = "avx",
+        target_feature = "avx2",
+        target_feature = "vaes",
+        target_feature = "vpclmulqdq"
+    ));
+    match (aesni, vaes) {
+        (true, true) => HAS_AESNI | HAS_VAES,
+        (true, false) => HAS_AESNI,
+        _ => 0,
+    }
+}
+
+#[cfg(not(miri))]
 fn detect() -> u8 {
     let max_leaf = __cpuid(0).eax;
     let leaf1 = __cpuid(1);
@@ -61,6 +91,7 @@ fn detect() -> u8 {
     found
 }
 
+#[cfg(not(miri))]
 #[target_feature(enable = "xsave")]
 unsafe fn read_xcr0() -> u64 {
     // SAFETY: the caller checked OSXSAVE; XCR0 (register 0) always exists then.
@@ -94,11 +125,72 @@ impl Vaes {
     }
 }
 
+/// The x86 tier a key runs on, with the token that proves it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Tier {
+    /// 128-bit registers, one block each.
+    Aesni(Aesni),
+    /// 256-bit registers, two blocks each.
+    Vaes(Vaes),
+}
+
+impl Tier {
+    /// The 128-bit subset, which both tiers have (key expansion, single blocks).
+    pub(crate) fn aesni(self) -> Aesni {
+        match self {
+            Tier::Aesni(aesni) => aesni,
+            Tier::Vaes(vaes) => vaes.aesni(),
+        }
+    }
+}
+
 /// Loads 16 bytes into an XMM register (SSE2, part of the x86-64 baseline).
 #[inline(always)]
 pub(crate) fn load128(bytes: &[u8; 16]) -> core::arch::x86_64::__m128i {
     // SAFETY: the reference covers 16 readable bytes and MOVDQU has no alignment requirement.
     unsafe { core::arch::x86_64::_mm_loadu_si128(bytes.as_ptr().cast()) }
+}
+
+/// Fewer than 16 `bytes` as the low bytes of a block, the rest zero: whole 8-, 4-, 2- and
+/// 1-byte pieces as the length's bits say (the length is public), so no byte past the end is
+/// read and no variable-length copy is called.
+#[inline(always)]
+pub(crate) fn load_partial(bytes: &[u8]) -> core::arch::x86_64::__m128i {
+    let mut value = 0u128;
+    let mut offset = 0;
+    for size in [8, 4, 2, 1] {
+        if bytes.len() & size != 0 {
+            let mut piece = [0u8; 8];
+            piece[..size].copy_from_slice(&bytes[offset..offset + size]);
+            value |= u128::from(u64::from_le_bytes(piece)) << (8 * offset);
+            offset += size;
+        }
+    }
+    block_from(value)
+}
+
+/// Writes the low `out.len()` (fewer than 16) bytes of `block` to `out`, as
+/// [`load_partial`] reads them.
+#[inline(always)]
+pub(crate) fn store_partial(block: core::arch::x86_64::__m128i, out: &mut [u8]) {
+    let value = u128::from_le_bytes(store128(block));
+    let mut offset = 0;
+    for size in [8, 4, 2, 1] {
+        if out.len() & size != 0 {
+            let piece = ((value >> (8 * offset)) as u64).to_le_bytes();
+            out[offset..offset + size].copy_from_slice(&piece[..size]);
+            offset += size;
+        }
+    }
+}
+
+/// A 128-bit constant: bit i of `value` is bit i of the block (byte i is bits 8i..8i+8).
+#[inline(always)]
+pub(crate) fn block_from(value: u128) -> core::arch::x86_64::__m128i {
+    // Two general-register moves and an unpack, not a store and a reload: a 16-byte load
+    // from two 8-byte stores cannot be forwarded and would stall until they retire.
+    // SAFETY: SSE2 is part of the x86-64 baseline.
+    unsafe { core::arch::x86_64::_mm_set_epi64x((value >> 64) as i64, value as i64) }
 }
 
 /// Stores an XMM register as 16 bytes (SSE2, part of the x86-64 baseline).

@@ -83,10 +83,14 @@ fn mul_x(v: u128) -> u128 {
 
 /// A POLYVAL key (the hash key `H` and any powers of it the backend precomputes).
 #[derive(Clone)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "boxing would need an allocator; a key lives in one place and is not moved often"
+)]
 pub(crate) enum PolyvalKey {
     Portable(portable::Key),
     #[cfg(target_arch = "x86_64")]
-    Aesni(x86::Key, crate::cpu::x86::Aesni),
+    X86(x86::Key, crate::cpu::x86::Tier),
 }
 
 impl PolyvalKey {
@@ -97,7 +101,7 @@ impl PolyvalKey {
         match isa {
             Isa::Portable => PolyvalKey::Portable(portable::Key::new(h)),
             #[cfg(target_arch = "x86_64")]
-            Isa::Aesni(token) => PolyvalKey::Aesni(x86::Key::new(token, h, blocks), token),
+            Isa::X86(tier) => PolyvalKey::X86(x86::Key::new(tier, h, blocks), tier),
         }
     }
 
@@ -111,7 +115,7 @@ impl PolyvalKey {
         match self {
             PolyvalKey::Portable(key) => key.absorb::<REVERSED>(acc, blocks),
             #[cfg(target_arch = "x86_64")]
-            PolyvalKey::Aesni(key, token) => key.absorb::<REVERSED>(*token, acc, blocks),
+            PolyvalKey::X86(key, tier) => key.absorb::<REVERSED>(*tier, acc, blocks),
         }
     }
 }

@@ -1,14 +1,29 @@
-//! POLYVAL with PCLMULQDQ on 128-bit registers.
+//! POLYVAL with carry-less multiplication on the x86 tiers, written once over the register
+//! width ([`Width`]): PCLMULQDQ on XMM registers for [`Aesni`], VPCLMULQDQ on YMM registers
+//! (two blocks each) for [`Vaes`](crate::cpu::x86::Vaes). Math: see the parent module.
 //!
-//! CPU predicate: [`Aesni`] (AES-NI, PCLMULQDQ, SSSE3, SSE4.1); every `#[target_feature]`
-//! here enables exactly that set. Math: see the parent module.
+//! CPU predicate: the token of each instantiation; every `#[target_feature]` function enables
+//! exactly its token's features.
 //!
-//! Design: up to [`MAX_POWERS`] blocks are multiplied by `H^8..H^1` (four PCLMULQDQ each,
-//! schoolbook), summed unreduced, and reduced once. PCLMULQDQ has a latency of 3-7 cycles
-//! and a throughput of one per cycle or better, so eight independent products keep it busy;
-//! the table is eight registers, the accumulators three, leaving five of sixteen for loads.
-//! The table is built per key because GCM-SIV has a fresh hash key per message: a short
-//! message builds only the powers it can use.
+//! Design:
+//! - Aggregation: a stride of [`STRIDE`] registers (8 blocks on AES-NI, 16 with VAES) is
+//!   multiplied by `H^n..H^1`, summed unreduced, and reduced once.
+//! - Karatsuba: each 128x128 product takes three 64x64 multiplications, not four:
+//!   `a.lo*h.lo`, `a.hi*h.hi` and `(a.lo^a.hi)*(h.lo^h.hi)`, whose XOR with the first two is
+//!   the middle term. `h.lo^h.hi` is precomputed with the powers, so a block costs three
+//!   carry-less multiplications, one shuffle and one XOR. On Zen 3, where VPCLMULQDQ (two
+//!   cycles per YMM instruction) shares its two pipes with VAES, these multiplications are
+//!   what a stitched loop spends most of its time on: 24 per 16 blocks instead of 32.
+//! - The sums are folded across the blocks of a register before the one reduction, which then
+//!   runs on 128 bits.
+//! - The powers are stored in the order the loops read them: descending, `H^k` at entry
+//!   `MAX_POWERS - k`, then a zero entry. A register loaded at entry `MAX_POWERS - k` holds
+//!   `H^k, H^(k-1), ...`, which is what a group of `k` blocks multiplies its first register
+//!   by; a group with an odd count at width 2 ends on the zero entry, next to a zero-padded
+//!   block. The same table serves both widths.
+//! - GCM-SIV has a fresh hash key per message, so the table is built per message, only as far
+//!   as the message needs, by repeated doubling (`H^(m+1..2m) = H^m * H^(1..m)`, a register
+//!   of powers per product): 16 powers take four dependent products.
 
 #![allow(
     unsafe_code,
@@ -19,215 +34,277 @@ use core::arch::x86_64::*;
 
 use zeroize::Zeroize;
 
-use crate::cpu::x86::{Aesni, load128, store128};
+use crate::cpu::x86::{
+    Aesni, STRIDE, Tier, Width, block_from, load_partial, load128, per_width, store128,
+};
 
-/// Blocks aggregated per reduction (see the module comment).
-pub(crate) const MAX_POWERS: usize = 8;
+/// The most powers a table holds: one per block of a VAES stride.
+pub(crate) const MAX_POWERS: usize = 16;
+
+const _: () = assert!(<crate::cpu::x86::Vaes as Width>::POWERS == MAX_POWERS);
 
 #[derive(Clone)]
 pub(crate) struct Key {
-    /// `powers[i] = H^(i+1)` in the dot product; only the first `count` are set.
-    powers: [__m128i; MAX_POWERS],
+    /// `H^k` at entry `MAX_POWERS - k` for `k = 1..=count`, then a zero entry.
+    powers: [__m128i; MAX_POWERS + 1],
+    /// Each entry of `powers` XORed with its halves swapped: the low half is Karatsuba's
+    /// `h.lo ^ h.hi`.
+    karatsuba: [__m128i; MAX_POWERS + 1],
     count: usize,
 }
 
 impl Drop for Key {
     fn drop(&mut self) {
         self.powers.zeroize();
+        self.karatsuba.zeroize();
     }
 }
 
 impl Key {
-    pub(crate) fn new(_: Aesni, h: &[u8; 16], blocks: usize) -> Self {
-        // SAFETY: the token proves the CPU has the features `powers_of` enables.
-        unsafe { powers_of(load128(h), blocks) }
+    pub(crate) fn new(tier: Tier, h: &[u8; 16], blocks: usize) -> Self {
+        build_key(tier, h, blocks)
     }
 
     pub(crate) fn absorb<const REVERSED: bool>(
         &self,
-        _: Aesni,
+        tier: Tier,
         acc: &mut [u8; 16],
         blocks: &[[u8; 16]],
     ) {
-        // SAFETY: the token proves the CPU has the features `absorb_blocks` enables.
-        unsafe { absorb_blocks::<REVERSED>(self, acc, blocks) }
+        absorb_blocks::<REVERSED>(tier, self, acc, blocks);
     }
 
-    /// The full table of eight powers, if this key has it (fused kernels need it).
-    pub(crate) fn eight_powers(&self) -> Option<&[__m128i; MAX_POWERS]> {
-        (self.count == MAX_POWERS).then_some(&self.powers)
+    /// Whether the table covers a whole stride of width `W`.
+    #[inline(always)]
+    pub(crate) fn covers_stride<W: Width>(&self) -> bool {
+        self.count >= W::POWERS
     }
 }
 
-/// H^1..H^count by a product tree of depth 3 (H^2; then H^3, H^4; then H^5..H^8 from H^4),
-/// not a chain of seven dependent multiplications: GCM-SIV builds this table per message, so
-/// its latency is per-message overhead.
-#[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
-#[inline]
-pub(crate) fn powers_of(h: __m128i, count: usize) -> Key {
-    let count = count.clamp(1, MAX_POWERS);
-    let mut powers = [_mm_setzero_si128(); MAX_POWERS];
-    powers[0] = h;
-    if count > 1 {
-        powers[1] = dot(h, h);
+per_width! {
+    fn build_key(h: &[u8; 16], blocks: usize) -> Key = build_key_kernel;
+}
+
+#[inline(always)]
+fn build_key_kernel<W: Width>(width: W, h: &[u8; 16], blocks: usize) -> Key {
+    powers_of(width, load128(h), blocks)
+}
+
+per_width! {
+    fn absorb_blocks<const REVERSED: bool>(
+        key: &Key,
+        acc: &mut [u8; 16],
+        blocks: &[[u8; 16]],
+    ) = absorb_blocks_kernel;
+}
+
+#[inline(always)]
+fn absorb_blocks_kernel<W: Width, const REVERSED: bool>(
+    width: W,
+    key: &Key,
+    acc: &mut [u8; 16],
+    blocks: &[[u8; 16]],
+) {
+    let s = absorb_padded::<W, REVERSED>(width, key, load128(acc), blocks.as_flattened(), None);
+    *acc = store128(s);
+}
+
+/// `H^1..H^count` for `count = blocks` clamped to `1..=W::POWERS` (see the module comment).
+#[inline(always)]
+pub(crate) fn powers_of<W: Width>(width: W, h: __m128i, blocks: usize) -> Key {
+    let wanted = blocks.clamp(1, W::POWERS);
+    let aesni = width.aesni();
+    let mut key = Key {
+        powers: [aesni.zero(); MAX_POWERS + 1],
+        karatsuba: [aesni.zero(); MAX_POWERS + 1],
+        count: 1,
+    };
+    key.powers[MAX_POWERS - 1] = h;
+    if wanted > 1 {
+        key.powers[MAX_POWERS - 2] = dot(aesni, h, h);
+        key.count = 2;
     }
-    if count > 2 {
-        powers[2] = dot(powers[1], h);
-        powers[3] = dot(powers[1], powers[1]);
-    }
-    if count > 4 {
-        let h4 = powers[3];
-        for i in 4..MAX_POWERS {
-            powers[i] = dot(h4, powers[i - 4]);
+    // H^(m+1..m+new) = H^m * H^(1..new), a register at a time from the top: the register at
+    // entry MAX_POWERS - k holds H^k, H^(k-1), ... and its product lands at MAX_POWERS - k - m.
+    // `new` is rounded up to whole registers (one spare power at most), and m is even here, so
+    // no register reaches the zero entry and none overwrites H^m.
+    while key.count < wanted {
+        let m = key.count;
+        let h_m = width.broadcast(key.powers[MAX_POWERS - m]);
+        let new = (wanted - m).next_multiple_of(W::BLOCKS).min(m);
+        for k in (W::BLOCKS..=new).rev().step_by(W::BLOCKS) {
+            let lower = width.load_blocks(&key.powers, MAX_POWERS - k);
+            let product = reduce(width, mul(width, lower, h_m));
+            width.store_blocks(product, &mut key.powers, MAX_POWERS - k - m);
         }
+        key.count = m + new;
     }
-    Key { powers, count }
+    for (karatsuba, &power) in key.karatsuba.iter_mut().zip(&key.powers) {
+        *karatsuba = aesni.xor(power, aesni.swap_halves(power));
+    }
+    key
 }
 
-/// The unreduced 256-bit product `a * b` as (low, middle, high) partial products, schoolbook.
-#[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
-#[inline]
-pub(crate) fn mul_unreduced(a: __m128i, b: __m128i) -> [__m128i; 3] {
-    let low = _mm_clmulepi64_si128::<0x00>(a, b);
-    let high = _mm_clmulepi64_si128::<0x11>(a, b);
-    let middle = _mm_xor_si128(
-        _mm_clmulepi64_si128::<0x01>(a, b),
-        _mm_clmulepi64_si128::<0x10>(a, b),
-    );
+/// The unreduced 256-bit products `a * b` of each block as (low, middle, high), schoolbook.
+#[inline(always)]
+pub(crate) fn mul<W: Width>(width: W, a: W::Reg, b: W::Reg) -> [W::Reg; 3] {
+    let low = width.clmul::<0x00>(a, b);
+    let high = width.clmul::<0x11>(a, b);
+    let middle = width.xor(width.clmul::<0x01>(a, b), width.clmul::<0x10>(a, b));
     [low, middle, high]
 }
 
-/// Montgomery reduction of `high:low` (with the middle product folded in) by `x^128`.
-#[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
-#[inline]
-pub(crate) fn reduce([low, middle, high]: [__m128i; 3]) -> __m128i {
-    let low = _mm_xor_si128(low, _mm_slli_si128::<8>(middle));
-    let high = _mm_xor_si128(high, _mm_srli_si128::<8>(middle));
-    // The high 64 bits hold c = x^63 + x^62 + x^57; selector 0x10 multiplies low64(a) by it.
-    let c = _mm_set_epi64x(0xC200_0000_0000_0000u64 as i64, 0);
+/// Montgomery reduction of each block's `high:low` (with the middle product folded in) by
+/// `x^128`: two folds by `c = x^63 + x^62 + x^57` (parent module).
+#[inline(always)]
+pub(crate) fn reduce<W: Width>(width: W, [low, middle, high]: [W::Reg; 3]) -> W::Reg {
+    let low = width.xor(low, width.low_half_up(middle));
+    let high = width.xor(high, width.high_half_down(middle));
+    // The high 64 bits hold c; selector 0x10 multiplies low64(a) by it.
+    let c = width.broadcast(block_from(0xC200_0000_0000_0000 << 64));
     // Fold word 0: swap the words so v0 sits where v0 * x^128 lands, add v0 * c at word 1.
-    let fold = _mm_clmulepi64_si128::<0x10>(low, c);
-    let low = _mm_xor_si128(_mm_shuffle_epi32::<0x4E>(low), fold);
+    let fold = width.clmul::<0x10>(low, c);
+    let low = width.xor(width.swap_halves(low), fold);
     // Fold word 1 the same way; the result is what remains above x^128.
-    let fold = _mm_clmulepi64_si128::<0x10>(low, c);
-    let low = _mm_xor_si128(_mm_shuffle_epi32::<0x4E>(low), fold);
-    _mm_xor_si128(low, high)
+    let fold = width.clmul::<0x10>(low, c);
+    let low = width.xor(width.swap_halves(low), fold);
+    width.xor(low, high)
 }
 
-#[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
-#[inline]
-fn dot(a: __m128i, b: __m128i) -> __m128i {
-    reduce(mul_unreduced(a, b))
+#[inline(always)]
+pub(crate) fn dot(aesni: Aesni, a: __m128i, b: __m128i) -> __m128i {
+    reduce(aesni, mul(aesni, a, b))
 }
 
-/// Bytes 15..0: reverses a block, turning a GHASH block into a POLYVAL one.
-#[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
-#[inline]
-fn byte_reverse(block: __m128i) -> __m128i {
-    let reverse = _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    _mm_shuffle_epi8(block, reverse)
-}
+/// Unreduced sums of Karatsuba products: low, Karatsuba middle, high.
+pub(crate) type Sums<W> = [<W as Width>::Reg; 3];
 
-/// S' = (S + X_1)·H^n + X_2·H^(n-1) + ... + X_n·H^1 for the n = `blocks.len()` <= 8 blocks,
-/// reduced once. Blocks are loaded as they are multiplied (byte-reversed first for GHASH), so
-/// that a caller with eight keystream blocks in registers does not run out of registers.
-#[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
-#[inline]
-pub(crate) fn aggregate<const REVERSED: bool>(
-    s: __m128i,
-    blocks: &[[u8; 16]],
-    powers: &[__m128i; MAX_POWERS],
-) -> __m128i {
-    let mut sum = [_mm_setzero_si128(); 3];
-    for (i, block) in blocks.iter().enumerate() {
-        let mut x = load128(block);
-        if REVERSED {
-            x = byte_reverse(x);
-        }
-        if i == 0 {
-            x = _mm_xor_si128(x, s);
-        }
-        let product = mul_unreduced(x, powers[blocks.len() - 1 - i]);
-        for (total, part) in sum.iter_mut().zip(product) {
-            *total = _mm_xor_si128(*total, part);
-        }
-    }
-    reduce(sum)
-}
-
-/// [`aggregate`] for exactly eight blocks: the unrolled, bounds-check-free hot loop.
-#[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
-#[inline]
-pub(crate) fn aggregate8<const REVERSED: bool>(
-    s: __m128i,
-    blocks: &[[u8; 16]; MAX_POWERS],
-    powers: &[__m128i; MAX_POWERS],
-) -> __m128i {
-    let mut sum = [_mm_setzero_si128(); 3];
-    for i in 0..MAX_POWERS {
-        accumulate_block::<REVERSED>(&mut sum, s, blocks, i, powers);
-    }
-    reduce(sum)
-}
-
-/// One step of [`aggregate8`]: adds block `i` (with `s` added to block 0) times H^(8-i) to
-/// the unreduced `sum`. Fused kernels call it between AES rounds.
-#[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
-#[inline]
-pub(crate) fn accumulate_block<const REVERSED: bool>(
-    sum: &mut [__m128i; 3],
-    s: __m128i,
-    blocks: &[[u8; 16]; MAX_POWERS],
-    i: usize,
-    powers: &[__m128i; MAX_POWERS],
+/// Adds the product of register `j` of a group of `n` blocks (`x`, with the running state
+/// already added to its first block) and its powers to `sums`.
+#[inline(always)]
+pub(crate) fn accumulate<W: Width>(
+    width: W,
+    key: &Key,
+    sums: &mut Sums<W>,
+    (n, j): (usize, usize),
+    x: W::Reg,
 ) {
-    let mut x = load128(&blocks[i]);
+    let entry = MAX_POWERS - n + j * W::BLOCKS;
+    let h = width.load_blocks(&key.powers, entry);
+    let h_karatsuba = width.load_blocks(&key.karatsuba, entry);
+    sums[0] = width.xor(sums[0], width.clmul::<0x00>(x, h));
+    sums[2] = width.xor(sums[2], width.clmul::<0x11>(x, h));
+    let x_karatsuba = width.xor(x, width.swap_halves(x));
+    sums[1] = width.xor(sums[1], width.clmul::<0x00>(x_karatsuba, h_karatsuba));
+}
+
+/// The reduced sum: blocks folded together, Karatsuba's middle term completed, one reduction.
+#[inline(always)]
+pub(crate) fn finish<W: Width>(width: W, [low, middle, high]: Sums<W>) -> __m128i {
+    let aesni = width.aesni();
+    let (low, high) = (width.sum_blocks(low), width.sum_blocks(high));
+    let middle = aesni.xor(width.sum_blocks(middle), aesni.xor(low, high));
+    reduce(aesni, [low, middle, high])
+}
+
+/// Register `x` of hashed data as POLYVAL reads it (byte-reversed for GHASH), with the
+/// running state `s` added to its first block when it is the first register of a group.
+#[inline(always)]
+pub(crate) fn hashed_register<W: Width, const REVERSED: bool>(
+    width: W,
+    x: W::Reg,
+    s: Option<__m128i>,
+) -> W::Reg {
+    let mut x = x;
     if REVERSED {
-        x = byte_reverse(x);
+        let reverse = load128(&[15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0]);
+        x = width.shuffle_bytes(x, width.broadcast(reverse));
     }
-    if i == 0 {
-        x = _mm_xor_si128(x, s);
-    }
-    let product = mul_unreduced(x, powers[MAX_POWERS - 1 - i]);
-    for (total, part) in sum.iter_mut().zip(product) {
-        *total = _mm_xor_si128(*total, part);
+    match s {
+        Some(s) => width.xor(x, width.gather(|i| if i == 0 { s } else { block_from(0) })),
+        None => x,
     }
 }
 
-#[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
-fn absorb_blocks<const REVERSED: bool>(key: &Key, acc: &mut [u8; 16], blocks: &[[u8; 16]]) {
-    *acc = store128(absorb_whole::<REVERSED>(key, load128(acc), blocks));
+/// One whole stride: `S' = (S + X_1)*H^n + ... + X_n*H^1` with `n = W::POWERS`.
+#[inline(always)]
+pub(crate) fn absorb_stride<W: Width, const REVERSED: bool>(
+    width: W,
+    key: &Key,
+    s: __m128i,
+    stride: &[W::Bytes; STRIDE],
+) -> __m128i {
+    let mut sums = [width.zero(); 3];
+    for (j, bytes) in stride.iter().enumerate() {
+        let x = hashed_register::<W, REVERSED>(width, width.load(bytes), (j == 0).then_some(s));
+        accumulate(width, key, &mut sums, (W::POWERS, j), x);
+    }
+    finish(width, sums)
 }
 
-/// Absorbs whole blocks into the running state `s`, eight per reduction.
-#[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
-#[inline]
-fn absorb_whole<const REVERSED: bool>(key: &Key, mut s: __m128i, blocks: &[[u8; 16]]) -> __m128i {
-    let mut rest = blocks;
-    if key.count == MAX_POWERS {
-        let (groups, remainder) = blocks.as_chunks::<MAX_POWERS>();
-        for group in groups {
-            s = aggregate8::<REVERSED>(s, group, &key.powers);
+/// Absorbs the `n` blocks `block(0..n)` into `s` in groups as large as the table allows.
+#[inline(always)]
+fn absorb_each<W: Width, const REVERSED: bool>(
+    width: W,
+    key: &Key,
+    mut s: __m128i,
+    n: usize,
+    block: impl Fn(usize) -> __m128i,
+) -> __m128i {
+    let group = key.count.min(W::POWERS);
+    let mut start = 0;
+    while start < n {
+        let len = (n - start).min(group);
+        let mut sums = [width.zero(); 3];
+        for j in 0..len.div_ceil(W::BLOCKS) {
+            let x = width.gather(|i| {
+                let k = j * W::BLOCKS + i;
+                if k < len {
+                    block(start + k)
+                } else {
+                    block_from(0)
+                }
+            });
+            let x = hashed_register::<W, REVERSED>(width, x, (j == 0).then_some(s));
+            accumulate(width, key, &mut sums, (len, j), x);
         }
-        rest = remainder;
-    }
-    for group in rest.chunks(key.count) {
-        s = aggregate::<REVERSED>(s, group, &key.powers);
+        s = finish(width, sums);
+        start += len;
     }
     s
 }
 
-/// Absorbs `data` zero-padded to whole blocks into the running state `s` (POLYVAL order).
-#[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
-#[inline]
-pub(crate) fn absorb_padded(key: &Key, s: __m128i, data: &[u8]) -> __m128i {
-    let (blocks, tail) = data.as_chunks::<16>();
-    let mut s = absorb_whole::<false>(key, s, blocks);
-    if !tail.is_empty() {
-        let mut last = [0u8; 16];
-        last[..tail.len()].copy_from_slice(tail);
-        s = aggregate::<false>(s, &[last], &key.powers);
-        last.zeroize();
+/// Absorbs `data` zero-padded to whole blocks, then the block `last` if there is one (GCM-SIV's
+/// length block, which then shares the last reduction).
+#[inline(always)]
+pub(crate) fn absorb_padded<W: Width, const REVERSED: bool>(
+    width: W,
+    key: &Key,
+    mut s: __m128i,
+    data: &[u8],
+    last: Option<__m128i>,
+) -> __m128i {
+    let (blocks, partial) = data.as_chunks::<16>();
+    let mut rest = blocks;
+    if key.covers_stride::<W>() {
+        let whole = blocks.len() / W::POWERS * W::POWERS;
+        let (body, tail) = blocks.split_at(whole);
+        for stride in W::registers(body.as_flattened()).0.as_chunks::<STRIDE>().0 {
+            s = absorb_stride::<W, REVERSED>(width, key, s, stride);
+        }
+        rest = tail;
     }
+    let partial_block = load_partial(partial);
+    let with_partial = rest.len() + usize::from(!partial.is_empty());
+    let n = with_partial + usize::from(last.is_some());
+    s = absorb_each::<W, REVERSED>(width, key, s, n, |i| {
+        if i < rest.len() {
+            load128(&rest[i])
+        } else if i < with_partial {
+            partial_block
+        } else {
+            last.unwrap_or(block_from(0))
+        }
+    });
     s
 }
