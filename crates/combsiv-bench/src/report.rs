@@ -203,6 +203,20 @@ impl Results<'_> {
                 higher_is_better: false,
             });
         }
+        if let (Some(i), Some(peer), Some(w)) = (
+            self.find("combsiv/aesni", Aes128GcmSiv),
+            self.find("aws-lc-rs", Aes128GcmSiv),
+            self.workload("16"),
+        ) {
+            let value =
+                self.cycles_per_pass(w, i, Encrypt) / self.cycles_per_pass(w, peer, Encrypt);
+            targets.push(Target {
+                what: "combsiv/aesni AES-128-GCM-SIV 16-byte seal / aws-lc-rs, cycles".to_string(),
+                value,
+                goal: 1.0,
+                higher_is_better: false,
+            });
+        }
         if let (Some(i), Some(w)) = (self.find(ours, Aes128GcmSiv), self.workload("mix")) {
             let value = self.cycles_per_byte(w, i, Encrypt);
             targets.push(Target {

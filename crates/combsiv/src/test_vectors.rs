@@ -1,26 +1,38 @@
 //! Test-only support: the official vectors in `tests/vectors/` (see its README) and a seeded
 //! generator.
 
+#![allow(
+    clippy::expect_used,
+    clippy::panic,
+    reason = "bad vector data must fail the test that reads it"
+)]
+
 extern crate std;
 
 use std::vec::Vec;
 
 use serde_json::Value;
 
+#[path = "../tests/common/json.rs"]
+mod json;
+
+/// Bad vector data fails the test that reads it, rather than testing a default.
 pub(crate) fn hex(value: &Value) -> Vec<u8> {
-    hex::decode(value.as_str().unwrap_or_default()).unwrap_or_default()
+    json::decode_hex(value.as_str().expect("a hex string"))
 }
 
 pub(crate) fn hex16(value: &Value) -> [u8; 16] {
-    hex(value).try_into().unwrap_or_default()
+    hex(value).try_into().expect("16 bytes")
 }
 
-pub(crate) fn rfc8452() -> Value {
-    serde_json::from_str(include_str!("../tests/vectors/rfc8452.json")).unwrap_or_default()
+/// RFC 8452's vectors, parsed once per test run.
+pub(crate) fn rfc8452() -> &'static Value {
+    static PARSED: std::sync::OnceLock<Value> = std::sync::OnceLock::new();
+    PARSED.get_or_init(|| json::parse(include_str!("../tests/vectors/rfc8452.json")))
 }
 
-pub(crate) fn rfc8452_vectors() -> Vec<Value> {
-    rfc8452()["vectors"].as_array().cloned().unwrap_or_default()
+pub(crate) fn rfc8452_vectors() -> &'static [Value] {
+    rfc8452()["vectors"].as_array().expect("a vectors array")
 }
 
 /// xorshift64: a small deterministic generator for unit tests, so that failures reproduce.

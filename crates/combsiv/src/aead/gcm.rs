@@ -166,12 +166,15 @@ impl<K: KeySize> AesGcm<K> {
         buf: &mut [u8],
         hashed: Hashed,
     ) -> [u8; 16] {
+        // Step 6's mask GCTR_K(J0) first: it does not depend on the data, so its AES latency
+        // overlaps the pass over the data instead of following it.
+        let mask = self.aes.encrypt_block(j0);
         let mut ghash = Ghash::new(&self.ghash_key);
         ghash.update_padded(aad);
         let counter = Counter32::BigEndianLast.advance(j0, 1);
         let lengths = length_block(aad.len(), buf.len());
         apply_keystream_and_hash(&self.aes, &mut ghash, (&counter, hashed), buf, &lengths);
-        self.tag_from_ghash(ghash, j0)
+        tag_from_ghash(ghash, mask)
     }
 
     /// Algorithm 4 step 2: J0 = IV || 0^31 || 1 for a 96-bit IV, otherwise
@@ -191,16 +194,17 @@ impl<K: KeySize> AesGcm<K> {
         }
         j0
     }
+}
 
-    /// Algorithm 4 step 6: T = MSB_t(GCTR_K(J0, S)) with t = 128; `ghash` has absorbed
-    /// everything S covers.
-    fn tag_from_ghash(&self, ghash: Ghash<'_>, j0: &[u8; 16]) -> [u8; 16] {
-        let mut tag = ghash.finish();
-        for (byte, mask) in tag.iter_mut().zip(self.aes.encrypt_block(j0)) {
-            *byte ^= mask;
-        }
-        tag
+/// Algorithm 4 step 6: T = MSB_t(GCTR_K(J0, S)) with t = 128, where `mask` is CIPH_K(J0) and
+/// `ghash` has absorbed everything S covers.
+fn tag_from_ghash(ghash: Ghash<'_>, mut mask: [u8; 16]) -> [u8; 16] {
+    let mut tag = ghash.finish();
+    for (byte, mask) in tag.iter_mut().zip(&mask) {
+        *byte ^= mask;
     }
+    mask.zeroize();
+    tag
 }
 
 /// Algorithm 4 step 5: the block [len(A)]_64 || [len(C)]_64 that ends GHASH's input

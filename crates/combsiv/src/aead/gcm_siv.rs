@@ -319,14 +319,26 @@ mod tests {
     use super::*;
     use crate::test_vectors::{hex, rfc8452_vectors};
 
-    /// RFC 8452 Appendix C, intermediate values, on every backend.
+    /// RFC 8452 Appendix C, intermediate values, on every backend. Under Miri the portable
+    /// backend (safe code that Miri runs a thousand times slower) takes every eighth vector
+    /// and AES-NI every other one.
     fn check_intermediates<K: KeySize>(algorithm: &str) {
         let mut checked = 0;
+        let vectors = rfc8452_vectors();
         for backend in Backend::available() {
-            for v in rfc8452_vectors()
+            for (i, v) in vectors
                 .iter()
                 .filter(|v| v["algorithm"] == algorithm)
+                .enumerate()
             {
+                let sample = match backend {
+                    Backend::Portable => 8,
+                    Backend::Aesni => 2,
+                    Backend::Vaes => 1,
+                };
+                if cfg!(miri) && !i.is_multiple_of(sample) {
+                    continue;
+                }
                 let key = K::Key::try_from(&hex(&v["key"])[..]).ok().unwrap();
                 let nonce: [u8; 12] = hex(&v["nonce"]).try_into().unwrap();
                 let cipher = AesGcmSiv::<K>::with_backend(&key, backend).unwrap();

@@ -98,8 +98,11 @@ pub fn pkcs7_unpad(data: &[u8]) -> Result<&[u8], Error> {
     let pad = last_block[15];
     // Valid: 1 <= pad <= 16 and the last `pad` bytes all equal `pad`; every byte is inspected.
     let mut valid = !pad.ct_eq(&0) & !16u8.ct_lt(&pad);
+    // A pad over 16 wraps here; `valid` is already false for it, so the value does not matter
+    // (a plain `16 - pad` would panic in builds with overflow checks).
+    let unpadded = 16u8.wrapping_sub(pad);
     for (i, &byte) in last_block.iter().enumerate() {
-        let in_padding = !((i as u8).ct_lt(&(16 - pad)));
+        let in_padding = !((i as u8).ct_lt(&unpadded));
         valid &= !in_padding | byte.ct_eq(&pad);
     }
     let keep = u8::conditional_select(&0, &pad, valid);

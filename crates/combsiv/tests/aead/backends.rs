@@ -23,6 +23,7 @@ fn cpu_has_aesni_tier() -> bool {
 /// On a CPU with VAES and VPCLMULQDQ (Zen 3, Ice Lake, Alder Lake...), the detected backend
 /// must be `Vaes`, with or without AVX-512; likewise AES-NI must be found where it exists.
 #[test]
+#[cfg_attr(miri, ignore = "CPUID is inline assembly, which Miri cannot run")]
 fn detection_finds_the_best_backend_this_cpu_has() {
     let expected = if cpu_has_vaes_tier() {
         Backend::Vaes
@@ -47,6 +48,19 @@ fn detection_finds_the_best_backend_this_cpu_has() {
         _ => assert_eq!(Backend::detected(), expected),
     }
     eprintln!("backends available here: {available:?}");
+}
+
+/// Miri has no CPUID; the backends it sees are those the build enables statically. Its run
+/// exists to execute every backend, so one that is missing fails it instead of being
+/// skipped (README.md gives the RUSTFLAGS).
+#[test]
+#[cfg(miri)]
+fn miri_runs_every_backend() {
+    assert_eq!(
+        Backend::available(),
+        Backend::ALL,
+        "build with -C target-feature=+aes,+pclmulqdq,+ssse3,+sse4.1,+avx,+avx2,+vaes,+vpclmulqdq"
+    );
 }
 
 #[test]

@@ -91,6 +91,10 @@ fn every_stride_boundary<S: Subject, Peer: Aead + KeyInit + AeadCore<NonceSize =
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "RustCrypto's software AES takes hours under Miri; see lengths.rs"
+)]
 fn every_stride_boundary_matches_rustcrypto() {
     every_stride_boundary::<Aes128GcmSiv, aes_gcm_siv::Aes128GcmSiv>(21);
     every_stride_boundary::<Aes256GcmSiv, aes_gcm_siv::Aes256GcmSiv>(22);
@@ -99,27 +103,47 @@ fn every_stride_boundary_matches_rustcrypto() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "RustCrypto's software AES takes hours under Miri; see lengths.rs"
+)]
 fn aes128_gcm_siv_matches_rustcrypto() {
     boundaries_and_random::<Aes128GcmSiv, aes_gcm_siv::Aes128GcmSiv>(1);
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "RustCrypto's software AES takes hours under Miri; see lengths.rs"
+)]
 fn aes256_gcm_siv_matches_rustcrypto() {
     boundaries_and_random::<Aes256GcmSiv, aes_gcm_siv::Aes256GcmSiv>(2);
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "RustCrypto's software AES takes hours under Miri; see lengths.rs"
+)]
 fn aes128_gcm_matches_rustcrypto() {
     boundaries_and_random::<Aes128Gcm, aes_gcm::Aes128Gcm>(3);
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "RustCrypto's software AES takes hours under Miri; see lengths.rs"
+)]
 fn aes256_gcm_matches_rustcrypto() {
     boundaries_and_random::<Aes256Gcm, aes_gcm::Aes256Gcm>(4);
 }
 
 /// GCM with IVs other than 96 bits against the peer crate's generic-nonce-size type.
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "RustCrypto's software AES takes hours under Miri; see lengths.rs"
+)]
 fn gcm_other_iv_lengths_match_rustcrypto() {
     use aes_gcm::aead::consts::{U1, U8, U16, U60};
     type Peer<N> = aes_gcm::AesGcm<aes::Aes128, N>;

@@ -13,6 +13,7 @@ mod common;
 
 mod backends;
 mod differential;
+mod lengths;
 mod support;
 mod tamper;
 mod vectors;

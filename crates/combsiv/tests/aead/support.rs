@@ -4,7 +4,7 @@ use combsiv::traits::inout::InOutBuf;
 use combsiv::traits::{Aead, AeadInOut, Payload};
 use combsiv::{AesGcm, AesGcmSiv, Backend, Error, KeySize};
 
-pub use crate::common::{Rng, boundary_lengths, hex, load_vectors};
+pub use crate::common::{Rng, backends_under_test, boundary_lengths, hex, load_vectors};
 
 /// The ways a caller can reach an AEAD.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -2,7 +2,11 @@
 
 use combsiv::{Aes128Gcm, Aes128GcmSiv, Aes256Gcm, Aes256GcmSiv, Backend, Error};
 
-use crate::support::{ENTRIES, Entry, Rng, Subject};
+use crate::support::{ENTRIES, Entry, Rng, Subject, backends_under_test};
+
+/// Every bit natively; under Miri a sample (every 61st bit), which still reaches the
+/// ciphertext, the tag, the nonce and the AAD.
+const BIT_STEP: usize = if cfg!(miri) { 61 } else { 1 };
 
 /// Every single-bit flip of the tag, ciphertext, nonce and AAD must fail authentication and
 /// leave the caller's buffer all zero.
@@ -11,7 +15,7 @@ fn every_bit_flip_is_rejected<S: Subject>(seed: u64) {
     let key = rng.bytes(S::KEY_LEN);
     let nonce: [u8; 12] = rng.array();
     let (aad, plaintext) = (rng.bytes(19), rng.bytes(37));
-    for backend in Backend::available() {
+    for backend in backends_under_test() {
         let cipher = S::with_backend(&key, backend);
         let sealed = cipher.seal(Entry::InPlaceDetached, &nonce, &aad, &plaintext);
         for entry in ENTRIES {
@@ -29,7 +33,7 @@ fn every_bit_flip_is_rejected<S: Subject>(seed: u64) {
                     S::NAME
                 );
             };
-            for bit in 0..sealed.len() * 8 {
+            for bit in (0..sealed.len() * 8).step_by(BIT_STEP) {
                 let mut forged = sealed.clone();
                 forged[bit / 8] ^= 1 << (bit % 8);
                 let what = if bit / 8 >= plaintext.len() {
@@ -39,12 +43,12 @@ fn every_bit_flip_is_rejected<S: Subject>(seed: u64) {
                 };
                 rejected(&nonce, &aad, &forged, &format!("{what} bit {bit}"));
             }
-            for bit in 0..96 {
+            for bit in (0..96).step_by(BIT_STEP) {
                 let mut forged = nonce;
                 forged[bit / 8] ^= 1 << (bit % 8);
                 rejected(&forged, &aad, &sealed, &format!("nonce bit {bit}"));
             }
-            for bit in 0..aad.len() * 8 {
+            for bit in (0..aad.len() * 8).step_by(BIT_STEP) {
                 let mut forged = aad.clone();
                 forged[bit / 8] ^= 1 << (bit % 8);
                 rejected(&nonce, &forged, &sealed, &format!("aad bit {bit}"));
@@ -63,12 +67,19 @@ fn long_message_forgeries_are_rejected<S: Subject>(seed: u64) {
     let mut rng = Rng::new(seed);
     let key = rng.bytes(S::KEY_LEN);
     let nonce: [u8; 12] = rng.array();
-    let (aad, plaintext) = (rng.bytes(40), rng.bytes(16 * 8 * 3 + 5));
-    for backend in Backend::available() {
+    let (aad, plaintext) = (rng.bytes(40), rng.bytes(16 * 16 * 3 + 5));
+    for backend in backends_under_test() {
         let cipher = S::with_backend(&key, backend);
         let sealed = cipher.seal(Entry::InPlaceDetached, &nonce, &aad, &plaintext);
-        for entry in ENTRIES {
-            for byte in (0..sealed.len()).step_by(16).chain([sealed.len() - 1]) {
+        // Under Miri one entry point: they share the kernel, and each forgery is a long open.
+        let entries = if cfg!(miri) {
+            &ENTRIES[1..2]
+        } else {
+            &ENTRIES[..]
+        };
+        for &entry in entries {
+            let step = if cfg!(miri) { 16 * 17 } else { 16 };
+            for byte in (0..sealed.len()).step_by(step).chain([sealed.len() - 1]) {
                 let mut forged = sealed.clone();
                 forged[byte] ^= 0x80;
                 let opened = cipher.open(entry, &nonce, &aad, &forged);

@@ -1,9 +1,25 @@
 //! Test support shared by the integration test crates: a seeded generator, the boundary
-//! lengths the issues ask for, and the official vector files.
+//! lengths worth weighting, and the official vector files.
 
 #![allow(dead_code, reason = "each test crate uses a different part")]
 
+mod json;
+
+use combsiv::Backend;
 use serde_json::Value;
+
+/// The backends the heavier tests run on: every available one natively; under Miri the x86
+/// ones, whose kernels hold every `unsafe` block. (The portable backend is RustCrypto's
+/// software AES and our integer POLYVAL, safe code that Miri runs a thousand times slower;
+/// it runs a sample of the official vectors there.)
+pub fn backends_under_test() -> Vec<Backend> {
+    let mut backends = Backend::available();
+    if cfg!(miri) {
+        backends.retain(|&backend| backend != Backend::Portable);
+    }
+    assert!(!backends.is_empty(), "no backend to test");
+    backends
+}
 
 /// xorshift64*: a small deterministic generator, so that failures reproduce.
 pub struct Rng(u64);
@@ -24,8 +40,14 @@ impl Rng {
         (self.next_u64() % bound as u64) as usize
     }
 
+    /// Eight bytes per step, so that long inputs stay cheap under Miri.
     pub fn bytes(&mut self, len: usize) -> Vec<u8> {
-        (0..len).map(|_| self.next_u64() as u8).collect()
+        let mut bytes = Vec::with_capacity(len + 8);
+        while bytes.len() < len {
+            bytes.extend_from_slice(&self.next_u64().to_le_bytes());
+        }
+        bytes.truncate(len);
+        bytes
     }
 
     pub fn array<const N: usize>(&mut self) -> [u8; N] {
@@ -47,11 +69,33 @@ pub fn boundary_lengths(max: usize) -> Vec<usize> {
 }
 
 pub fn hex(value: &Value) -> Vec<u8> {
-    hex::decode(value.as_str().expect("hex string")).expect("valid hex")
+    json::decode_hex(value.as_str().expect("hex string"))
 }
 
-pub fn load_vectors(file: &str) -> Value {
-    let path = format!("{}/tests/vectors/{file}", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    serde_json::from_str(&text).expect("valid JSON")
+/// A file of `tests/vectors/`, compiled in (so that Miri needs no file system access) and
+/// parsed once per test binary.
+pub fn load_vectors(file: &str) -> &'static Value {
+    static PARSED: std::sync::Mutex<Vec<(&'static str, &'static Value)>> =
+        std::sync::Mutex::new(Vec::new());
+    let mut parsed = PARSED
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(&(_, value)) = parsed.iter().find(|(name, _)| *name == file) {
+        return value;
+    }
+    let (name, text) = match file {
+        "rfc8452.json" => ("rfc8452.json", include_str!("../vectors/rfc8452.json")),
+        "gcm.json" => ("gcm.json", include_str!("../vectors/gcm.json")),
+        "sp800-38a.json" => ("sp800-38a.json", include_str!("../vectors/sp800-38a.json")),
+        "rfc4493-cmac.json" => (
+            "rfc4493-cmac.json",
+            include_str!("../vectors/rfc4493-cmac.json"),
+        ),
+        "ccm.json" => ("ccm.json", include_str!("../vectors/ccm.json")),
+        "stream.json" => ("stream.json", include_str!("../vectors/stream.json")),
+        other => panic!("no vector file {other}"),
+    };
+    let value: &'static Value = Box::leak(Box::new(json::parse(text)));
+    parsed.push((name, value));
+    value
 }
