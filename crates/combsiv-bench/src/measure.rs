@@ -30,8 +30,36 @@ pub struct Effort {
 struct Prepared {
     nonces: Vec<[u8; 12]>,
     sealed: Vec<(Vec<u8>, [u8; 16])>,
-    work: Vec<Vec<u8>>,
+    work: Vec<WorkBuffer>,
     next_nonce: u64,
+}
+
+/// A message-sized buffer placed half a page away from the ciphertext it receives.
+///
+/// glibc's memcpy uses REP MOVSB for large copies, which on AMD Zen 3 runs about 30 times
+/// slower (1.1 instead of 0.04 cycles per byte, measured) when the destination lies 1 to 63
+/// bytes past the source modulo 4 KiB. Two buffers allocated one after the other whose size
+/// is a multiple of 4 KiB are exactly 16 bytes apart modulo 4 KiB, so without this every
+/// decryption row at 4096 bytes and above would mostly measure that copy.
+struct WorkBuffer {
+    bytes: Vec<u8>,
+    start: usize,
+    len: usize,
+}
+
+impl WorkBuffer {
+    fn new(len: usize, source: &[u8]) -> WorkBuffer {
+        const PAGE: usize = 4096;
+        let bytes = vec![0u8; len + PAGE];
+        let base = bytes.as_ptr() as usize;
+        let target = (source.as_ptr() as usize + PAGE / 2) % PAGE;
+        let start = (target + PAGE - base % PAGE) % PAGE;
+        WorkBuffer { bytes, start, len }
+    }
+
+    fn get(&mut self) -> &mut [u8] {
+        &mut self.bytes[self.start..self.start + self.len]
+    }
 }
 
 impl Prepared {
@@ -39,7 +67,7 @@ impl Prepared {
         let nonces: Vec<[u8; 12]> = (0..workload.messages())
             .map(|i| nonce(u64::MAX - i as u64))
             .collect();
-        let sealed = workload
+        let sealed: Vec<(Vec<u8>, [u8; 16])> = workload
             .sizes
             .iter()
             .zip(&nonces)
@@ -49,7 +77,10 @@ impl Prepared {
                 (buf, tag)
             })
             .collect();
-        let work = workload.sizes.iter().map(|&size| vec![0u8; size]).collect();
+        let work = sealed
+            .iter()
+            .map(|(ciphertext, _)| WorkBuffer::new(ciphertext.len(), ciphertext))
+            .collect();
         Prepared {
             nonces,
             sealed,
@@ -64,16 +95,19 @@ impl Prepared {
     fn pass(&mut self, implementation: &mut Implementation, operation: Operation) {
         match operation {
             Operation::Encrypt => {
-                for buf in &mut self.work {
+                for work in &mut self.work {
                     self.next_nonce += 1;
-                    let tag = implementation.subject.seal(&nonce(self.next_nonce), buf);
+                    let tag = implementation
+                        .subject
+                        .seal(&nonce(self.next_nonce), work.get());
                     std::hint::black_box(tag);
                 }
             }
             Operation::Decrypt => {
-                for ((buf, (ciphertext, tag)), nonce) in
+                for ((work, (ciphertext, tag)), nonce) in
                     self.work.iter_mut().zip(&self.sealed).zip(&self.nonces)
                 {
+                    let buf = work.get();
                     buf.copy_from_slice(ciphertext);
                     assert!(
                         implementation.subject.open(nonce, buf, tag),

@@ -47,8 +47,8 @@ use crate::cpu::x86::{
     Aesni, STRIDE, Width, block_from, load_partial, load128, per_width, store128,
 };
 use crate::field::x86::{
-    Key as PolyvalKey, Sums, absorb_padded, absorb_stride, accumulate, dot, finish,
-    hashed_register, mul, powers_of, reduce,
+    Key as PolyvalKey, Sums, absorb_padded, absorb_stride, accumulate, dot, fill_powers, finish,
+    hashed_register, mul, reduce,
 };
 
 /// What a whole GCM-SIV seal or open needs besides the buffer.
@@ -261,21 +261,20 @@ fn derive_record_keys<const ROUNDS: usize>(
     }
 }
 
-/// The record encryption key and a POLYVAL table sized for this message.
+/// The record encryption key, and `hash_key` filled with the POLYVAL table this message
+/// needs.
 #[inline(always)]
 fn record_keys<W: Width, const ROUNDS: usize>(
     width: W,
     message: &SivMessage<'_>,
     plaintext_len: usize,
-) -> (Schedule, PolyvalKey) {
+    hash_key: &mut PolyvalKey,
+) -> Schedule {
     let keys =
         derive_record_keys::<ROUNDS>(width.aesni(), message.key_generating_key, message.nonce);
-    let hash_key = powers_of(
-        width,
-        keys.authentication,
-        message.hashed_blocks(plaintext_len),
-    );
-    (keys.expand(width.aesni()), hash_key)
+    let blocks = message.hashed_blocks(plaintext_len);
+    fill_powers(width, hash_key, keys.authentication, blocks);
+    keys.expand(width.aesni())
 }
 
 #[inline(always)]
@@ -284,7 +283,8 @@ fn seal_rounds<W: Width, const ROUNDS: usize>(
     message: &SivMessage<'_>,
     buf: &mut [u8],
 ) -> [u8; 16] {
-    let (encryption, hash_key) = record_keys::<W, ROUNDS>(width, message, buf.len());
+    let mut hash_key = PolyvalKey::empty(width.aesni());
+    let encryption = record_keys::<W, ROUNDS>(width, message, buf.len(), &mut hash_key);
     let lengths = length_block(message.aad.len(), buf.len());
     let s = absorb_padded::<W, false>(width, &hash_key, block_from(0), message.aad, None);
     let s = absorb_padded::<W, false>(width, &hash_key, s, buf, Some(lengths));
@@ -303,7 +303,8 @@ fn open_rounds<W: Width, const ROUNDS: usize>(
     buf: &mut [u8],
     received_tag: &[u8; 16],
 ) -> [u8; 16] {
-    let (encryption, hash_key) = record_keys::<W, ROUNDS>(width, message, buf.len());
+    let mut hash_key = PolyvalKey::empty(width.aesni());
+    let encryption = record_keys::<W, ROUNDS>(width, message, buf.len(), &mut hash_key);
     let lengths = length_block(message.aad.len(), buf.len());
     let s = absorb_padded::<W, false>(width, &hash_key, block_from(0), message.aad, None);
     let mut keys = broadcast(width, &encryption);
@@ -382,7 +383,7 @@ per_width! {
     pub(crate) fn ctr_and_hash<const GHASH: bool>(
         aes: &RoundKeys,
         hash_key: &PolyvalKey,
-        acc: &mut [u8; 16],
+        acc: &mut u128,
         start: (&[u8; 16], Hashed),
         data: &mut [u8],
         last: &[u8; 16],
@@ -394,18 +395,18 @@ fn ctr_and_hash_kernel<W: Width, const GHASH: bool>(
     width: W,
     aes: &RoundKeys,
     hash_key: &PolyvalKey,
-    acc: &mut [u8; 16],
+    acc: &mut u128,
     (counter, hashed): (&[u8; 16], Hashed),
     data: &mut [u8],
     last: &[u8; 16],
 ) {
-    let hash = (hash_key, load128(acc), load128(last));
+    let hash = (hash_key, block_from(*acc), load128(last));
     let s = if is_short::<W>(data.len().div_ceil(16) + 1) {
         ctr_and_hash_at::<Aesni, GHASH>(width.aesni(), aes, hash, counter, hashed, data)
     } else {
         ctr_and_hash_at::<W, GHASH>(width, aes, hash, counter, hashed, data)
     };
-    *acc = store128(s);
+    *acc = u128::from_le_bytes(store128(s));
 }
 
 /// [`ctr_and_hash`] at width `W`: the stitched loop where the table covers a stride (GCM's

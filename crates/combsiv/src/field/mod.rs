@@ -111,7 +111,7 @@ impl PolyvalKey {
         PolyvalKey::new(&polyval_h, isa, usize::MAX)
     }
 
-    fn absorb<const REVERSED: bool>(&self, acc: &mut [u8; 16], blocks: &[[u8; 16]]) {
+    fn absorb<const REVERSED: bool>(&self, acc: &mut u128, blocks: &[[u8; 16]]) {
         match self {
             PolyvalKey::Portable(key) => key.absorb::<REVERSED>(acc, blocks),
             #[cfg(target_arch = "x86_64")]
@@ -123,7 +123,9 @@ impl PolyvalKey {
 /// A running hash: POLYVAL when `GHASH` is false, GHASH when it is true.
 pub(crate) struct UniversalHash<'k, const GHASH: bool> {
     key: &'k PolyvalKey,
-    acc: [u8; 16],
+    /// The running state, as the little-endian value of its 16 bytes (one 16-byte value, so
+    /// that wiping it is one store rather than sixteen).
+    acc: u128,
 }
 
 /// POLYVAL as RFC 8452 defines it.
@@ -133,11 +135,14 @@ pub(crate) type Ghash<'k> = UniversalHash<'k, true>;
 
 impl<'k, const GHASH: bool> UniversalHash<'k, GHASH> {
     pub(crate) fn new(key: &'k PolyvalKey) -> Self {
-        UniversalHash { key, acc: [0; 16] }
+        UniversalHash { key, acc: 0 }
     }
 
     /// Hashes `data` followed by zero bytes up to a multiple of 16.
     pub(crate) fn update_padded(&mut self, data: &[u8]) {
+        if data.is_empty() {
+            return;
+        }
         let (blocks, tail) = data.as_chunks::<16>();
         self.key.absorb::<GHASH>(&mut self.acc, blocks);
         if !tail.is_empty() {
@@ -149,7 +154,7 @@ impl<'k, const GHASH: bool> UniversalHash<'k, GHASH> {
     }
 
     /// The key and the running state, for a fused kernel that hashes while it encrypts.
-    pub(crate) fn key_and_state(&mut self) -> (&'k PolyvalKey, &mut [u8; 16]) {
+    pub(crate) fn key_and_state(&mut self) -> (&'k PolyvalKey, &mut u128) {
         (self.key, &mut self.acc)
     }
 
@@ -159,10 +164,11 @@ impl<'k, const GHASH: bool> UniversalHash<'k, GHASH> {
     }
 
     pub(crate) fn finish(mut self) -> [u8; 16] {
-        let mut result = self.acc;
-        if GHASH {
-            result.reverse();
-        }
+        let result = if GHASH {
+            self.acc.to_be_bytes()
+        } else {
+            self.acc.to_le_bytes()
+        };
         self.acc.zeroize();
         result
     }

@@ -31,8 +31,8 @@ impl Key {
         }
     }
 
-    pub(crate) fn absorb<const REVERSED: bool>(&self, acc: &mut [u8; 16], blocks: &[[u8; 16]]) {
-        let mut s = u128::from_le_bytes(*acc);
+    pub(crate) fn absorb<const REVERSED: bool>(&self, acc: &mut u128, blocks: &[[u8; 16]]) {
+        let mut s = *acc;
         for block in blocks {
             // ByteReverse followed by a little-endian read is a big-endian read.
             let x = if REVERSED {
@@ -42,7 +42,7 @@ impl Key {
             };
             s = dot(s ^ x, self.h);
         }
-        *acc = s.to_le_bytes();
+        *acc = s;
     }
 }
 

@@ -68,7 +68,7 @@ impl Key {
     pub(crate) fn absorb<const REVERSED: bool>(
         &self,
         tier: Tier,
-        acc: &mut [u8; 16],
+        acc: &mut u128,
         blocks: &[[u8; 16]],
     ) {
         absorb_blocks::<REVERSED>(tier, self, acc, blocks);
@@ -93,7 +93,7 @@ fn build_key_kernel<W: Width>(width: W, h: &[u8; 16], blocks: usize) -> Key {
 per_width! {
     fn absorb_blocks<const REVERSED: bool>(
         key: &Key,
-        acc: &mut [u8; 16],
+        acc: &mut u128,
         blocks: &[[u8; 16]],
     ) = absorb_blocks_kernel;
 }
@@ -102,47 +102,71 @@ per_width! {
 fn absorb_blocks_kernel<W: Width, const REVERSED: bool>(
     width: W,
     key: &Key,
-    acc: &mut [u8; 16],
+    acc: &mut u128,
     blocks: &[[u8; 16]],
 ) {
-    let s = absorb_padded::<W, REVERSED>(width, key, load128(acc), blocks.as_flattened(), None);
-    *acc = store128(s);
+    let s = absorb_padded::<W, REVERSED>(width, key, block_from(*acc), blocks.as_flattened(), None);
+    *acc = u128::from_le_bytes(store128(s));
 }
 
 /// `H^1..H^count` for `count = blocks` clamped to `1..=W::POWERS` (see the module comment).
 #[inline(always)]
 pub(crate) fn powers_of<W: Width>(width: W, h: __m128i, blocks: usize) -> Key {
+    let mut key = Key::empty(width.aesni());
+    fill_powers(width, &mut key, h, blocks);
+    key
+}
+
+impl Key {
+    /// A table to fill with [`fill_powers`] where it lives: at 550 bytes, building it in a
+    /// callee and returning it would add a copy to every GCM-SIV message.
+    #[inline(always)]
+    pub(crate) fn empty(aesni: Aesni) -> Key {
+        Key {
+            powers: [aesni.zero(); MAX_POWERS + 1],
+            karatsuba: [aesni.zero(); MAX_POWERS + 1],
+            count: 0,
+        }
+    }
+}
+
+/// Fills `key` with `H^1..H^count` for `count = blocks` clamped to `1..=W::POWERS`, by
+/// doubling: `H^(m+1..m+new) = H^m * H^(1..new)` for m = 2, 4, 8, one register of powers per
+/// product. The levels and registers are constant loops, so the code is straight-line; the
+/// tests of `count` (public) skip what the message does not need.
+#[inline(always)]
+pub(crate) fn fill_powers<W: Width>(width: W, key: &mut Key, h: __m128i, blocks: usize) {
     let wanted = blocks.clamp(1, W::POWERS);
     let aesni = width.aesni();
-    let mut key = Key {
-        powers: [aesni.zero(); MAX_POWERS + 1],
-        karatsuba: [aesni.zero(); MAX_POWERS + 1],
-        count: 1,
-    };
     key.powers[MAX_POWERS - 1] = h;
+    key.count = 1;
     if wanted > 1 {
         key.powers[MAX_POWERS - 2] = dot(aesni, h, h);
         key.count = 2;
     }
-    // H^(m+1..m+new) = H^m * H^(1..new), a register at a time from the top: the register at
-    // entry MAX_POWERS - k holds H^k, H^(k-1), ... and its product lands at MAX_POWERS - k - m.
-    // `new` is rounded up to whole registers (one spare power at most), and m is even here, so
-    // no register reaches the zero entry and none overwrites H^m.
-    while key.count < wanted {
-        let m = key.count;
+    // The register at entry MAX_POWERS - k holds H^k, H^(k-1), ...; its product with H^m
+    // lands at MAX_POWERS - k - m. `new` is rounded up to whole registers (one spare power at
+    // most), and m is even, so no register reaches the zero entry and none overwrites H^m.
+    for level in 1..W::POWERS.ilog2() {
+        let m = 1 << level;
+        if m >= wanted {
+            break;
+        }
         let h_m = width.broadcast(key.powers[MAX_POWERS - m]);
         let new = (wanted - m).next_multiple_of(W::BLOCKS).min(m);
-        for k in (W::BLOCKS..=new).rev().step_by(W::BLOCKS) {
-            let lower = width.load_blocks(&key.powers, MAX_POWERS - k);
-            let product = reduce(width, mul(width, lower, h_m));
-            width.store_blocks(product, &mut key.powers, MAX_POWERS - k - m);
+        for j in 0..m / W::BLOCKS {
+            let k = m - j * W::BLOCKS;
+            if k <= new {
+                let lower = width.load_blocks(&key.powers, MAX_POWERS - k);
+                let product = reduce(width, mul(width, lower, h_m));
+                width.store_blocks(product, &mut key.powers, MAX_POWERS - k - m);
+            }
         }
         key.count = m + new;
     }
     for (karatsuba, &power) in key.karatsuba.iter_mut().zip(&key.powers) {
         *karatsuba = aesni.xor(power, aesni.swap_halves(power));
     }
-    key
 }
 
 /// The unreduced 256-bit products `a * b` of each block as (low, middle, high), schoolbook.
