@@ -24,8 +24,8 @@ use zeroize::Zeroize;
 
 use super::{Counter32, KeyBytes};
 use crate::cpu::x86::{
-    Aesni, STRIDE, Tier, Width, block_from, load_partial, load128, per_width, store_partial,
-    store128,
+    Aesni, STRIDE, Tier, Width, block_from, load_last_partial, load128, per_width,
+    store_last_partial, store128,
 };
 
 /// Expanded encryption round keys as values: 11 used for AES-128, all 15 for AES-256. Fused
@@ -313,53 +313,67 @@ pub(crate) fn apply_keystream<W: Width, const BIG_ENDIAN: bool, const ROUNDS: us
     data: &mut [u8],
 ) {
     let stride_bytes = 16 * W::BLOCKS * STRIDE;
-    let (body, tail) = data.split_at_mut(data.len() / stride_bytes * stride_bytes);
-    for stride in W::registers_mut(body).0.as_chunks_mut::<STRIDE>().0 {
+    let body = data.len() / stride_bytes * stride_bytes;
+    for stride in W::registers_mut(&mut data[..body])
+        .0
+        .as_chunks_mut::<STRIDE>()
+        .0
+    {
         let mut keystream = counter.next::<STRIDE>(width);
         encrypt(width, keys, ROUNDS, &mut keystream);
         for (bytes, key) in stride.iter_mut().zip(keystream) {
             *bytes = width.store(width.xor(width.load(bytes), key));
         }
     }
-    xor_tail::<W, BIG_ENDIAN, ROUNDS>(width, keys, counter, tail);
+    xor_tail::<W, BIG_ENDIAN, ROUNDS>(width, keys, counter, data, body);
 }
 
-/// The last partial stride: as few keystream registers as cover it (1, 2, 4 or 8, so that a
-/// short message does not wait on a full stride), XORed a block at a time.
+/// The last partial stride, `data[start..]` (`start` a multiple of 16): as few keystream
+/// registers as cover it (1, 2, 4 or 8, so that a short message does not wait on a full
+/// stride), XORed a block at a time.
 #[inline(always)]
 pub(crate) fn xor_tail<W: Width, const BIG_ENDIAN: bool, const ROUNDS: usize>(
     width: W,
     keys: &[W::Reg; 15],
     counter: &mut Counter<W, BIG_ENDIAN>,
-    tail: &mut [u8],
+    data: &mut [u8],
+    start: usize,
 ) {
-    match tail.len().div_ceil(16 * W::BLOCKS) {
+    let args = (keys, counter, data, start);
+    match (args.2.len() - start).div_ceil(16 * W::BLOCKS) {
         0 => {}
-        1 => xor_registers::<W, BIG_ENDIAN, ROUNDS, 1>(width, keys, counter, tail),
-        2 => xor_registers::<W, BIG_ENDIAN, ROUNDS, 2>(width, keys, counter, tail),
-        3 | 4 => xor_registers::<W, BIG_ENDIAN, ROUNDS, 4>(width, keys, counter, tail),
-        _ => xor_registers::<W, BIG_ENDIAN, ROUNDS, STRIDE>(width, keys, counter, tail),
+        1 => xor_registers::<W, BIG_ENDIAN, ROUNDS, 1>(width, args),
+        2 => xor_registers::<W, BIG_ENDIAN, ROUNDS, 2>(width, args),
+        3 | 4 => xor_registers::<W, BIG_ENDIAN, ROUNDS, 4>(width, args),
+        _ => xor_registers::<W, BIG_ENDIAN, ROUNDS, STRIDE>(width, args),
     }
 }
 
-/// XORs `tail` (at most N registers long) with N registers of keystream.
+/// XORs `data[start..]` (at most N registers long) with N registers of keystream. The partial
+/// last block is read before the whole blocks are written, so that its overlapping load does
+/// not wait for their stores.
 #[inline(always)]
 fn xor_registers<W: Width, const BIG_ENDIAN: bool, const ROUNDS: usize, const N: usize>(
     width: W,
-    keys: &[W::Reg; 15],
-    counter: &mut Counter<W, BIG_ENDIAN>,
-    tail: &mut [u8],
+    (keys, counter, data, start): (&[W::Reg; 15], &mut Counter<W, BIG_ENDIAN>, &mut [u8], usize),
 ) {
+    let aesni = width.aesni();
+    let has_partial = !data.len().is_multiple_of(16);
+    let partial = if has_partial {
+        load_last_partial(aesni, data)
+    } else {
+        aesni.zero()
+    };
     let mut keystream = counter.next::<N>(width);
     encrypt(width, keys, ROUNDS, &mut keystream);
-    let aesni = width.aesni();
     let key = |k: usize| width.block(keystream[k / W::BLOCKS], k % W::BLOCKS);
-    let (blocks, partial) = tail.as_chunks_mut::<16>();
+    let (blocks, _) = data[start..].as_chunks_mut::<16>();
+    let whole = blocks.len();
     for (k, block) in blocks.iter_mut().enumerate() {
         *block = store128(aesni.xor(load128(block), key(k)));
     }
-    if !partial.is_empty() {
-        store_partial(aesni.xor(load_partial(partial), key(blocks.len())), partial);
+    if has_partial {
+        store_last_partial(aesni, aesni.xor(partial, key(whole)), data);
     }
 }
 

@@ -151,11 +151,75 @@ pub(crate) fn load128(bytes: &[u8; 16]) -> core::arch::x86_64::__m128i {
     unsafe { core::arch::x86_64::_mm_loadu_si128(bytes.as_ptr().cast()) }
 }
 
-/// Fewer than 16 `bytes` as the low bytes of a block, the rest zero: whole 8-, 4-, 2- and
-/// 1-byte pieces as the length's bits say (the length is public), so no byte past the end is
-/// read and no variable-length copy is called.
+/// The partial last block of `data` (its last `data.len() % 16` bytes, 1 to 15 of them) as
+/// the low bytes of a block, the rest zero.
+///
+/// Partial blocks come in every length, so code that branches on the length's bits
+/// mispredicts on a mix of message sizes. When `data` holds a whole block before the partial
+/// one, this is one overlapping 16-byte load of its last 16 bytes and a shuffle whose mask is
+/// picked by the (public) length. Either way no byte outside `data` is read.
 #[inline(always)]
-pub(crate) fn load_partial(bytes: &[u8]) -> core::arch::x86_64::__m128i {
+pub(crate) fn load_last_partial(aesni: Aesni, data: &[u8]) -> core::arch::x86_64::__m128i {
+    let partial = data.len() % 16;
+    match data.last_chunk::<16>() {
+        // Byte i of the result is byte 16 - partial + i of the last 16, or zero past `partial`.
+        Some(last) => aesni.shuffle_bytes(load128(last), slide(32 - partial)),
+        None => load_partial(data),
+    }
+}
+
+/// Writes the low `data.len() % 16` bytes of `block` as the partial last block of `data`,
+/// whose earlier bytes must already hold their final values: where `data` holds a whole block
+/// before the partial one, as one overlapping 16-byte store of the last 16 bytes, the block
+/// before the partial one rewritten with what it holds (see [`load_last_partial`]).
+#[inline(always)]
+pub(crate) fn store_last_partial(
+    aesni: Aesni,
+    block: core::arch::x86_64::__m128i,
+    data: &mut [u8],
+) {
+    let partial = data.len() % 16;
+    let len = data.len();
+    if len >= 16 {
+        let whole = len - partial;
+        let previous = data[whole - 16..whole]
+            .first_chunk::<16>()
+            .map_or(aesni.zero(), load128);
+        // Bytes 0..16 - partial: the previous block's bytes partial..16; then `block`'s.
+        let combined = aesni.or(
+            aesni.shuffle_bytes(previous, slide(16 + partial)),
+            aesni.shuffle_bytes(block, slide(partial)),
+        );
+        if let Some(last) = data.last_chunk_mut::<16>() {
+            *last = store128(combined);
+        }
+    } else {
+        store_partial(block, data);
+    }
+}
+
+/// PSHUFB masks that move bytes within a block: `slide(n)` is bytes n..n + 16 of
+/// `0x80 x 16, 0, 1, ..., 15, 0x80 x 16` (0x80 selects zero).
+#[inline(always)]
+fn slide(start: usize) -> core::arch::x86_64::__m128i {
+    const SLIDE: [u8; 48] = {
+        let mut table = [0x80u8; 48];
+        let mut i = 0;
+        while i < 16 {
+            table[16 + i] = i as u8;
+            i += 1;
+        }
+        table
+    };
+    SLIDE[start..]
+        .first_chunk::<16>()
+        .map_or(block_from(0), load128)
+}
+
+/// Fewer than 16 `bytes` as the low bytes of a block, the rest zero, read as whole 8-, 4-,
+/// 2- and 1-byte pieces as the length's bits say: for data shorter than a block.
+#[inline(always)]
+fn load_partial(bytes: &[u8]) -> core::arch::x86_64::__m128i {
     let mut value = 0u128;
     let mut offset = 0;
     for size in [8, 4, 2, 1] {
@@ -172,7 +236,7 @@ pub(crate) fn load_partial(bytes: &[u8]) -> core::arch::x86_64::__m128i {
 /// Writes the low `out.len()` (fewer than 16) bytes of `block` to `out`, as
 /// [`load_partial`] reads them.
 #[inline(always)]
-pub(crate) fn store_partial(block: core::arch::x86_64::__m128i, out: &mut [u8]) {
+fn store_partial(block: core::arch::x86_64::__m128i, out: &mut [u8]) {
     let value = u128::from_le_bytes(store128(block));
     let mut offset = 0;
     for size in [8, 4, 2, 1] {

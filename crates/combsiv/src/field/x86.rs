@@ -35,7 +35,7 @@ use core::arch::x86_64::*;
 use zeroize::Zeroize;
 
 use crate::cpu::x86::{
-    Aesni, STRIDE, Tier, Width, block_from, load_partial, load128, per_width, store128,
+    Aesni, STRIDE, Tier, Width, block_from, load_last_partial, load128, per_width, store128,
 };
 
 /// The most powers a table holds: one per block of a VAES stride.
@@ -105,7 +105,8 @@ fn absorb_blocks_kernel<W: Width, const REVERSED: bool>(
     acc: &mut u128,
     blocks: &[[u8; 16]],
 ) {
-    let s = absorb_padded::<W, REVERSED>(width, key, block_from(*acc), blocks.as_flattened(), None);
+    let data = (blocks.as_flattened(), 0);
+    let s = absorb_padded::<W, REVERSED>(width, key, block_from(*acc), data, None);
     *acc = u128::from_le_bytes(store128(s));
 }
 
@@ -298,17 +299,19 @@ fn absorb_each<W: Width, const REVERSED: bool>(
     s
 }
 
-/// Absorbs `data` zero-padded to whole blocks, then the block `last` if there is one (GCM-SIV's
-/// length block, which then shares the last reduction).
+/// Absorbs `data[start..]` (`start` a multiple of 16) zero-padded to whole blocks, then the
+/// block `last` if there is one (GCM-SIV's length block, which then shares the last
+/// reduction). The bytes before `start` are only there for reading the partial last block in
+/// one piece.
 #[inline(always)]
 pub(crate) fn absorb_padded<W: Width, const REVERSED: bool>(
     width: W,
     key: &Key,
     mut s: __m128i,
-    data: &[u8],
+    (data, start): (&[u8], usize),
     last: Option<__m128i>,
 ) -> __m128i {
-    let (blocks, partial) = data.as_chunks::<16>();
+    let (blocks, partial) = data[start..].as_chunks::<16>();
     let mut rest = blocks;
     if key.covers_stride::<W>() {
         let whole = blocks.len() / W::POWERS * W::POWERS;
@@ -318,7 +321,11 @@ pub(crate) fn absorb_padded<W: Width, const REVERSED: bool>(
         }
         rest = tail;
     }
-    let partial_block = load_partial(partial);
+    let partial_block = if partial.is_empty() {
+        width.aesni().zero()
+    } else {
+        load_last_partial(width.aesni(), data)
+    };
     let with_partial = rest.len() + usize::from(!partial.is_empty());
     let n = with_partial + usize::from(last.is_some());
     s = absorb_each::<W, REVERSED>(width, key, s, n, |i| {
