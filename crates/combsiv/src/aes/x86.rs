@@ -349,9 +349,10 @@ pub(crate) fn xor_tail<W: Width, const BIG_ENDIAN: bool, const ROUNDS: usize>(
     }
 }
 
-/// XORs `data[start..]` (at most N registers long) with N registers of keystream. The partial
-/// last block is read before the whole blocks are written, so that its overlapping load does
-/// not wait for their stores.
+/// XORs `data[start..]` (at most N registers long) with N registers of keystream: whole
+/// registers directly, then the at most `W::BLOCKS` blocks after them from the next keystream
+/// register. The partial last block is read before anything is written, so that its
+/// overlapping load does not wait for the stores.
 #[inline(always)]
 fn xor_registers<W: Width, const BIG_ENDIAN: bool, const ROUNDS: usize, const N: usize>(
     width: W,
@@ -366,14 +367,21 @@ fn xor_registers<W: Width, const BIG_ENDIAN: bool, const ROUNDS: usize, const N:
     };
     let mut keystream = counter.next::<N>(width);
     encrypt(width, keys, ROUNDS, &mut keystream);
-    let key = |k: usize| width.block(keystream[k / W::BLOCKS], k % W::BLOCKS);
-    let (blocks, _) = data[start..].as_chunks_mut::<16>();
-    let whole = blocks.len();
-    for (k, block) in blocks.iter_mut().enumerate() {
-        *block = store128(aesni.xor(load128(block), key(k)));
+    let (registers, rest) = W::registers_mut(&mut data[start..]);
+    let whole = registers.len();
+    for (bytes, &key) in registers.iter_mut().zip(&keystream) {
+        *bytes = width.store(width.xor(width.load(bytes), key));
+    }
+    // The blocks after the whole registers: at most one whole block (at width 2), then the
+    // partial block.
+    let next = keystream.get(whole).copied().unwrap_or(width.zero());
+    let (lone, _) = rest.as_chunks_mut::<16>();
+    for (i, block) in lone.iter_mut().enumerate() {
+        *block = store128(aesni.xor(load128(block), width.block(next, i)));
     }
     if has_partial {
-        store_last_partial(aesni, aesni.xor(partial, key(whole)), data);
+        let key = width.block(next, lone.len());
+        store_last_partial(aesni, aesni.xor(partial, key), data);
     }
 }
 

@@ -54,9 +54,16 @@ pub(crate) struct Key {
 }
 
 impl Drop for Key {
+    /// Wipes the entries [`fill_powers`] wrote (the others were never anything but zero):
+    /// GCM-SIV drops a table per message, and short ones use few entries.
     fn drop(&mut self) {
-        self.powers.zeroize();
-        self.karatsuba.zeroize();
+        let written = MAX_POWERS - self.count.min(MAX_POWERS)..MAX_POWERS;
+        for entry in &mut self.powers[written.clone()] {
+            entry.zeroize();
+        }
+        for entry in &mut self.karatsuba[written] {
+            entry.zeroize();
+        }
     }
 }
 
@@ -110,7 +117,7 @@ fn absorb_blocks_kernel<W: Width, const REVERSED: bool>(
     *acc = u128::from_le_bytes(store128(s));
 }
 
-/// `H^1..H^count` for `count = blocks` clamped to `1..=W::POWERS` (see the module comment).
+/// `H^1..H^count` for `count = blocks` clamped to `W::BLOCKS..=W::POWERS` (see the module comment).
 #[inline(always)]
 pub(crate) fn powers_of<W: Width>(width: W, h: __m128i, blocks: usize) -> Key {
     let mut key = Key::empty(width.aesni());
@@ -131,43 +138,49 @@ impl Key {
     }
 }
 
-/// Fills `key` with `H^1..H^count` for `count = blocks` clamped to `1..=W::POWERS`, by
-/// doubling: `H^(m+1..m+new) = H^m * H^(1..new)` for m = 2, 4, 8, one register of powers per
-/// product. The levels and registers are constant loops, so the code is straight-line; the
-/// tests of `count` (public) skip what the message does not need.
+/// Fills `key` with `H^1..H^count` for `count = blocks` clamped to `W::BLOCKS..=W::POWERS`
+/// (rounded up to whole registers), by doubling: `H^(m+1..2m) = H^m * H^(1..m)` for m = 2,
+/// 4, 8, one register of powers per product.
+///
+/// The powers stay in registers until the table is complete: register r holds the powers
+/// that entry `MAX_POWERS - (r + 1) * W::BLOCKS` of the table holds. Reloading each level
+/// from the table instead would put a store-to-load forward on every step of the dependent
+/// chain, and at width 2 a failed one (a 32-byte load over two 16-byte stores), which waits
+/// for the stores to retire. The levels and registers are constant loops, so the code is
+/// straight-line; the tests of `wanted` (public) skip what the message does not need.
 #[inline(always)]
 pub(crate) fn fill_powers<W: Width>(width: W, key: &mut Key, h: __m128i, blocks: usize) {
-    let wanted = blocks.clamp(1, W::POWERS);
     let aesni = width.aesni();
-    key.powers[MAX_POWERS - 1] = h;
-    key.count = 1;
-    if wanted > 1 {
-        key.powers[MAX_POWERS - 2] = dot(aesni, h, h);
-        key.count = 2;
+    let needed = blocks.clamp(W::BLOCKS, W::POWERS).div_ceil(W::BLOCKS);
+    let first = [dot(aesni, h, h), h];
+    let mut registers = [width.zero(); STRIDE];
+    let initial = 2 / W::BLOCKS;
+    for (r, register) in registers.iter_mut().enumerate().take(initial) {
+        *register = width.load_blocks(&first, 2 - (r + 1) * W::BLOCKS);
     }
-    // The register at entry MAX_POWERS - k holds H^k, H^(k-1), ...; its product with H^m
-    // lands at MAX_POWERS - k - m. `new` is rounded up to whole registers (one spare power at
-    // most), and m is even, so no register reaches the zero entry and none overwrites H^m.
+    let mut count = initial;
     for level in 1..W::POWERS.ilog2() {
         let m = 1 << level;
-        if m >= wanted {
+        if m / W::BLOCKS >= needed {
             break;
         }
-        let h_m = width.broadcast(key.powers[MAX_POWERS - m]);
-        let new = (wanted - m).next_multiple_of(W::BLOCKS).min(m);
+        // H^m is the highest power of register m / BLOCKS - 1, its block 0.
+        let h_m = width.broadcast(width.block(registers[m / W::BLOCKS - 1], 0));
         for j in 0..m / W::BLOCKS {
-            let k = m - j * W::BLOCKS;
-            if k <= new {
-                let lower = width.load_blocks(&key.powers, MAX_POWERS - k);
-                let product = reduce(width, mul(width, lower, h_m));
-                width.store_blocks(product, &mut key.powers, MAX_POWERS - k - m);
+            if m / W::BLOCKS + j < needed {
+                let product = reduce(width, mul(width, registers[j], h_m));
+                registers[m / W::BLOCKS + j] = product;
+                count = m / W::BLOCKS + j + 1;
             }
         }
-        key.count = m + new;
     }
-    for (karatsuba, &power) in key.karatsuba.iter_mut().zip(&key.powers) {
-        *karatsuba = aesni.xor(power, aesni.swap_halves(power));
+    for (r, &register) in registers.iter().enumerate().take(count) {
+        let entry = MAX_POWERS - (r + 1) * W::BLOCKS;
+        width.store_blocks(register, &mut key.powers, entry);
+        let karatsuba = width.xor(register, width.swap_halves(register));
+        width.store_blocks(karatsuba, &mut key.karatsuba, entry);
     }
+    key.count = count * W::BLOCKS;
 }
 
 /// The unreduced 256-bit products `a * b` of each block as (low, middle, high), schoolbook.
@@ -267,14 +280,17 @@ pub(crate) fn absorb_stride<W: Width, const REVERSED: bool>(
     finish(width, sums)
 }
 
-/// Absorbs the `n` blocks `block(0..n)` into `s` in groups as large as the table allows.
+/// Absorbs the `n` blocks of registers `register(0..)` into `s` in groups as large as the
+/// table allows. Groups start on register boundaries (the table's count is a multiple of
+/// `W::BLOCKS`); a register's blocks at or past `n` meet the table's zero entry, so their
+/// contents do not matter.
 #[inline(always)]
 fn absorb_each<W: Width, const REVERSED: bool>(
     width: W,
     key: &Key,
     mut s: __m128i,
     n: usize,
-    block: impl Fn(usize) -> __m128i,
+    register: impl Fn(usize) -> W::Reg,
 ) -> __m128i {
     let group = key.count.min(W::POWERS);
     let mut start = 0;
@@ -282,14 +298,7 @@ fn absorb_each<W: Width, const REVERSED: bool>(
         let len = (n - start).min(group);
         let mut sums = [width.zero(); 3];
         for j in 0..len.div_ceil(W::BLOCKS) {
-            let x = width.gather(|i| {
-                let k = j * W::BLOCKS + i;
-                if k < len {
-                    block(start + k)
-                } else {
-                    block_from(0)
-                }
-            });
+            let x = register(start / W::BLOCKS + j);
             let x = hashed_register::<W, REVERSED>(width, x, (j == 0).then_some(s));
             accumulate(width, key, &mut sums, (len, j), x);
         }
@@ -303,6 +312,11 @@ fn absorb_each<W: Width, const REVERSED: bool>(
 /// block `last` if there is one (GCM-SIV's length block, which then shares the last
 /// reduction). The bytes before `start` are only there for reading the partial last block in
 /// one piece.
+///
+/// Whole registers are loaded straight from `data`; only the few blocks after them (a lone
+/// whole block at width 2, the partial block, `last`) are assembled, once, so that the number
+/// of length-dependent branches does not grow with the tail: with random message lengths each
+/// one is a likely misprediction.
 #[inline(always)]
 pub(crate) fn absorb_padded<W: Width, const REVERSED: bool>(
     width: W,
@@ -311,6 +325,7 @@ pub(crate) fn absorb_padded<W: Width, const REVERSED: bool>(
     (data, start): (&[u8], usize),
     last: Option<__m128i>,
 ) -> __m128i {
+    let aesni = width.aesni();
     let (blocks, partial) = data[start..].as_chunks::<16>();
     let mut rest = blocks;
     if key.covers_stride::<W>() {
@@ -321,21 +336,22 @@ pub(crate) fn absorb_padded<W: Width, const REVERSED: bool>(
         }
         rest = tail;
     }
-    let partial_block = if partial.is_empty() {
-        width.aesni().zero()
-    } else {
-        load_last_partial(width.aesni(), data)
-    };
-    let with_partial = rest.len() + usize::from(!partial.is_empty());
-    let n = with_partial + usize::from(last.is_some());
-    s = absorb_each::<W, REVERSED>(width, key, s, n, |i| {
-        if i < rest.len() {
-            load128(&rest[i])
-        } else if i < with_partial {
-            partial_block
-        } else {
-            last.unwrap_or(block_from(0))
-        }
+    let (registers, lone) = W::registers(rest.as_flattened());
+    // At most three blocks follow the whole registers, so at most two registers (indices
+    // 0..4) are assembled from them.
+    let mut loose = [aesni.zero(); 4];
+    let loose_blocks = [
+        lone.first_chunk::<16>().map(load128),
+        (!partial.is_empty()).then(|| load_last_partial(aesni, data)),
+        last,
+    ];
+    for (slot, block) in loose.iter_mut().zip(loose_blocks.into_iter().flatten()) {
+        *slot = block;
+    }
+    let n = rest.len() + usize::from(!partial.is_empty()) + usize::from(last.is_some());
+    s = absorb_each::<W, REVERSED>(width, key, s, n, |r| match registers.get(r) {
+        Some(bytes) => width.load(bytes),
+        None => width.gather(|i| loose[(r - registers.len()) * W::BLOCKS + i]),
     });
     s
 }
