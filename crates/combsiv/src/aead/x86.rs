@@ -261,19 +261,20 @@ fn derive_record_keys<const ROUNDS: usize>(
     }
 }
 
-/// The record encryption key (also broadcast into `wide_keys` for the counter mode of width
-/// `W`), and `hash_key` filled with the POLYVAL table this message needs.
+/// What seal and open share before their passes over the text: the record encryption key
+/// (also broadcast into `wide_keys` for the counter mode of width `W`), `hash_key` filled with
+/// the POLYVAL table this message needs, and POLYVAL's state after the padded AAD.
 ///
 /// The broadcast keys are made observable before the table is built: otherwise LLVM sinks the
 /// encryption key's derivation and expansion to where the tag needs them, after the whole hash
 /// pass, and their ~140 cycles of latency (AES-256) follow it instead of overlapping it.
 #[inline(always)]
-fn record_keys<W: Width, const ROUNDS: usize>(
+fn record_keys_and_aad<W: Width, const ROUNDS: usize>(
     width: W,
     message: &SivMessage<'_>,
     plaintext_len: usize,
     (hash_key, wide_keys): (&mut PolyvalKey, &mut [W::Reg; 15]),
-) -> Schedule {
+) -> (Schedule, __m128i) {
     let keys =
         derive_record_keys::<ROUNDS>(width.aesni(), message.key_generating_key, message.nonce);
     let encryption = keys.expand(width.aesni());
@@ -281,7 +282,8 @@ fn record_keys<W: Width, const ROUNDS: usize>(
     core::hint::black_box(&*wide_keys);
     let blocks = message.hashed_blocks(plaintext_len);
     fill_powers(width, hash_key, keys.authentication, blocks);
-    encryption
+    let s = absorb_padded::<W, false>(width, hash_key, block_from(0), (message.aad, 0), None);
+    (encryption, s)
 }
 
 #[inline(always)]
@@ -292,10 +294,9 @@ fn seal_rounds<W: Width, const ROUNDS: usize>(
 ) -> [u8; 16] {
     let mut hash_key = PolyvalKey::empty(width.aesni());
     let mut keys = [width.zero(); 15];
-    let encryption =
-        record_keys::<W, ROUNDS>(width, message, buf.len(), (&mut hash_key, &mut keys));
+    let (encryption, s) =
+        record_keys_and_aad::<W, ROUNDS>(width, message, buf.len(), (&mut hash_key, &mut keys));
     let lengths = length_block(message.aad.len(), buf.len());
-    let s = absorb_padded::<W, false>(width, &hash_key, block_from(0), (message.aad, 0), None);
     let s = absorb_padded::<W, false>(width, &hash_key, s, (buf, 0), Some(lengths));
     let tag = tag_of::<ROUNDS>(width.aesni(), &encryption, s, message.nonce);
     let mut counter = Counter::<W, false>::new(width, counter_block(width.aesni(), tag));
@@ -313,10 +314,9 @@ fn open_rounds<W: Width, const ROUNDS: usize>(
 ) -> [u8; 16] {
     let mut hash_key = PolyvalKey::empty(width.aesni());
     let mut keys = [width.zero(); 15];
-    let encryption =
-        record_keys::<W, ROUNDS>(width, message, buf.len(), (&mut hash_key, &mut keys));
+    let (encryption, s) =
+        record_keys_and_aad::<W, ROUNDS>(width, message, buf.len(), (&mut hash_key, &mut keys));
     let lengths = length_block(message.aad.len(), buf.len());
-    let s = absorb_padded::<W, false>(width, &hash_key, block_from(0), (message.aad, 0), None);
     let counter = counter_block(width.aesni(), load128(received_tag));
     let mut counter = Counter::<W, false>::new(width, counter);
     let s = ctr_and_hash_rounds::<W, false, true, ROUNDS>(
