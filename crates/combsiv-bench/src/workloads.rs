@@ -1,9 +1,10 @@
-//! The workloads of DESIGN.md: fixed message sizes and the Internet mix.
+//! The benchmark workloads: fixed message sizes and the Internet mix.
 
 /// Fixed message sizes, bytes.
 pub const SIZES: [usize; 9] = [16, 64, 256, 1024, 1500, 2048, 4096, 8192, 65536];
 
-/// Sizes of the seeds' cycles-per-message table (a subset of [`SIZES`]).
+/// Sizes of the cycles-per-message table, those the AES-GCM-SIV papers quote (a subset of
+/// [`SIZES`]).
 pub const PER_MESSAGE_SIZES: [usize; 7] = [16, 64, 256, 1024, 2048, 4096, 8192];
 
 /// A set of messages processed as one pass.

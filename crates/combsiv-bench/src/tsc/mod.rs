@@ -1,5 +1,5 @@
-//! Time in TSC cycles, the unit the seeds and peers quote, with its rate measured against
-//! the wall clock (the TSC ticks at a constant rate on every CPU this targets, whatever the
+//! Time in TSC cycles, the unit the AES-GCM-SIV papers and the peers quote, with its rate
+//! measured against the wall clock (the TSC ticks at a constant rate on every CPU this targets, whatever the
 //! core clock does).
 
 #[cfg(target_arch = "x86_64")]

@@ -195,7 +195,7 @@ pub(crate) fn open_to_vec(
     Ok(out)
 }
 
-/// The constructors every AEAD type has (the public API contract of DESIGN.md), in terms of
+/// The constructors every AEAD type has (the public API the crate promises), in terms of
 /// the type's own `from_key_bytes(KeyBytes, (Backend, Isa))`, and a `Debug` without keys.
 macro_rules! impl_common_surface {
     ($aead:ident) => {

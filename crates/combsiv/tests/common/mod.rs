@@ -55,7 +55,7 @@ impl Rng {
     }
 }
 
-/// The lengths the issue asks to weight: 0, 1, 15, 16, 17, 127, 128, 129, and every multiple
+/// The lengths weighted most: 0, 1, 15, 16, 17, 127, 128, 129, and every multiple
 /// of 16 and of 128 plus or minus one, up to `max`.
 pub fn boundary_lengths(max: usize) -> Vec<usize> {
     let mut lengths = vec![0, 1, 15, 16, 17, 127, 128, 129];
