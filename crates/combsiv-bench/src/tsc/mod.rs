@@ -1,6 +1,6 @@
 //! Time in TSC cycles, the unit the AES-GCM-SIV papers and the peers quote, with its rate
-//! measured against the wall clock (the TSC ticks at a constant rate on every CPU this targets, whatever the
-//! core clock does).
+//! measured against the wall clock (the TSC ticks at a constant rate on every CPU this
+//! targets, whatever the core clock does).
 
 #[cfg(target_arch = "x86_64")]
 mod x86;
