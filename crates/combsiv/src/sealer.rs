@@ -5,6 +5,8 @@
 use alloc::vec::Vec;
 use std::sync::{Mutex, PoisonError};
 
+use zeroize::Zeroizing;
+
 use crate::aead::KeySize;
 use crate::bounds::{self, RandomNonceProfile};
 use crate::{AesGcmSiv, Error};
@@ -123,6 +125,15 @@ impl<K: KeySize> Sealer<K> {
         buf: &mut [u8],
     ) -> Result<([u8; NONCE_LEN], [u8; 16]), Error> {
         self.reserve(buf.len())?;
+        self.seal_reserved(aad, buf)
+    }
+
+    /// Seals `buf` whose budget [`Sealer::reserve`] has granted.
+    fn seal_reserved(
+        &self,
+        aad: &[u8],
+        buf: &mut [u8],
+    ) -> Result<([u8; NONCE_LEN], [u8; 16]), Error> {
         let mut nonce = [0u8; NONCE_LEN];
         getrandom::fill(&mut nonce).map_err(|_| Error::RandomnessUnavailable)?;
         let tag = self.cipher.encrypt_in_place_detached(&nonce, aad, buf)?;
@@ -131,13 +142,15 @@ impl<K: KeySize> Sealer<K> {
 
     /// Seals `plaintext` under a fresh random nonce: `nonce || ciphertext || tag`.
     pub fn seal(&self, aad: &[u8], plaintext: &[u8]) -> Result<Vec<u8>, Error> {
-        let mut out = Vec::with_capacity(NONCE_LEN + plaintext.len() + 16);
+        // Refuse before copying the plaintext; should sealing still fail, the copy is wiped.
+        self.reserve(plaintext.len())?;
+        let mut out = Zeroizing::new(Vec::with_capacity(NONCE_LEN + plaintext.len() + 16));
         out.extend_from_slice(&[0; NONCE_LEN]);
         out.extend_from_slice(plaintext);
-        let (nonce, tag) = self.seal_in_place_detached(aad, &mut out[NONCE_LEN..])?;
+        let (nonce, tag) = self.seal_reserved(aad, &mut out[NONCE_LEN..])?;
         out[..NONCE_LEN].copy_from_slice(&nonce);
         out.extend_from_slice(&tag);
-        Ok(out)
+        Ok(core::mem::take(&mut *out))
     }
 
     /// Opens `nonce || ciphertext || tag` as produced by [`Sealer::seal`]. Opening does not

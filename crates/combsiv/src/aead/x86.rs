@@ -347,15 +347,9 @@ fn length_block(aad_len: usize, plaintext_len: usize) -> __m128i {
 /// straddles two stores cannot be forwarded from them (see also [`block_from`]).
 #[inline(always)]
 fn nonce_value(nonce: &[u8; 12]) -> u128 {
-    let (low, high) = nonce
-        .split_first_chunk::<8>()
-        .map_or((0, 0), |(low, high)| {
-            (
-                u64::from_le_bytes(*low),
-                high.first_chunk::<4>()
-                    .map_or(0, |h| u32::from_le_bytes(*h)),
-            )
-        });
+    let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11] = *nonce;
+    let low = u64::from_le_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
+    let high = u32::from_le_bytes([b8, b9, b10, b11]);
     u128::from(low) | u128::from(high) << 64
 }
 

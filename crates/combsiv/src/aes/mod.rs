@@ -181,10 +181,12 @@ impl BlockCipher {
         }
     }
 
+    /// AES of one block. The result is written straight into the returned value, with no
+    /// copy left behind: callers deriving secrets (GCM's H, CMAC's L) wipe that one value.
     pub(crate) fn encrypt_block(&self, block: &[u8; 16]) -> [u8; 16] {
-        let mut blocks = [*block];
-        self.encrypt_blocks(&mut blocks);
-        blocks[0]
+        let mut out = *block;
+        self.encrypt_blocks(core::slice::from_mut(&mut out));
+        out
     }
 
     /// XORs `data` with the keystream AES(counter), AES(counter + 1), ...
@@ -201,6 +203,14 @@ impl BlockCipher {
 mod tests {
     use super::*;
     use crate::cpu::Backend;
+
+    /// The CI run built with `--cfg aes_backend="soft"` must really run RustCrypto's bitsliced
+    /// code (its constant-time path), not the AES instructions it would otherwise pick.
+    #[test]
+    #[cfg(aes_backend = "soft")]
+    fn portable_backend_runs_the_bitsliced_cipher() {
+        assert!(!aes::hardware_accelerated());
+    }
 
     /// The keystream of every backend equals one block at a time through the portable cipher,
     /// with counters that wrap modulo 2^32 mid-stream, for both counter layouts, at lengths

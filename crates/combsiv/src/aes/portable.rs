@@ -1,8 +1,15 @@
 //! The portable backend: RustCrypto's `aes` crate (bitsliced constant-time code, or ARMv8
-//! and x86 AES instructions where that crate detects them).
+//! and x86 AES instructions where that crate detects them; built with
+//! `RUSTFLAGS='--cfg aes_backend="soft"'` it always runs the bitsliced code, which is how the
+//! tests reach that code on a CPU with AES instructions).
+//!
+//! Keys hold the encryption schedule only, like the x86 backend's: CBC decryption, the only
+//! user of the inverse cipher, derives a decryption schedule per call and drops it (wiped)
+//! after.
 
 use aes::cipher::array::Array;
 use aes::cipher::{BlockCipherDecrypt, BlockCipherEncrypt, KeyInit};
+use aes::{Aes128Dec, Aes128Enc, Aes256Dec, Aes256Enc};
 use zeroize::Zeroize;
 
 use super::{Counter32, KeyBytes};
@@ -14,15 +21,15 @@ const BATCH: usize = 8;
 // The `aes` crate zeroizes its key schedules on drop (its `zeroize` feature).
 #[derive(Clone)]
 pub(crate) enum Aes {
-    Aes128(aes::Aes128),
-    Aes256(aes::Aes256),
+    Aes128(Aes128Enc),
+    Aes256(Aes256Enc),
 }
 
 impl Aes {
     pub(crate) fn new(key: KeyBytes<'_>) -> Self {
         match key {
-            KeyBytes::Aes128(key) => Aes::Aes128(aes::Aes128::new(&Array::from(*key))),
-            KeyBytes::Aes256(key) => Aes::Aes256(aes::Aes256::new(&Array::from(*key))),
+            KeyBytes::Aes128(key) => Aes::Aes128(Aes128Enc::new(<&Array<u8, _>>::from(key))),
+            KeyBytes::Aes256(key) => Aes::Aes256(Aes256Enc::new(<&Array<u8, _>>::from(key))),
         }
     }
 
@@ -37,8 +44,8 @@ impl Aes {
     pub(crate) fn decrypt_blocks(&self, blocks: &mut [[u8; 16]]) {
         let blocks = Array::cast_slice_from_core_mut(blocks);
         match self {
-            Aes::Aes128(aes) => aes.decrypt_blocks(blocks),
-            Aes::Aes256(aes) => aes.decrypt_blocks(blocks),
+            Aes::Aes128(aes) => Aes128Dec::from(aes).decrypt_blocks(blocks),
+            Aes::Aes256(aes) => Aes256Dec::from(aes).decrypt_blocks(blocks),
         }
     }
 

@@ -95,10 +95,16 @@ impl<'a> Lane<'a> {
         self.kind
     }
 
-    /// The next `count` blocks (never past the end).
+    /// The next `count` blocks (the caller checked that there are that many).
     pub(crate) fn window(&mut self, count: usize) -> &mut [[u8; 16]] {
-        let end = (self.position + count).min(self.blocks.len());
-        &mut self.blocks[self.position..end]
+        &mut self.blocks[self.position..self.position + count]
+    }
+}
+
+/// The chaining state is keystream in OFB and the running MAC in CMAC and CCM.
+impl Drop for Lane<'_> {
+    fn drop(&mut self) {
+        self.state.zeroize();
     }
 }
 
@@ -106,26 +112,34 @@ impl<'a> Lane<'a> {
 /// sixteen XMM registers with room for the data XOR; more lanes run as several calls.
 pub(crate) const MAX_KERNEL_LANES: usize = 8;
 
-/// Advances every lane by `count` blocks (each lane has at least that many left). Uses the
-/// lane kernel of the lanes' backend when they share one, otherwise steps block by block.
+/// Advances every lane by `count` blocks. Uses the lane kernel of the lanes' backend when
+/// they share one, otherwise steps block by block.
+///
+/// # Panics
+///
+/// If a lane has fewer than `count` blocks left: the schedulers never ask for more, and a
+/// lane that silently stopped short would leave plaintext where ciphertext belongs.
 pub(crate) fn advance(chain: Chain, lanes: &mut [Lane<'_>], count: usize) {
+    assert!(
+        lanes.iter().all(|lane| lane.remaining() >= count),
+        "a window never reaches past a lane's end"
+    );
     for group in lanes.chunks_mut(MAX_KERNEL_LANES) {
         #[cfg(target_arch = "x86_64")]
         let done = super::x86::advance(chain, group, count);
         #[cfg(not(target_arch = "x86_64"))]
         let done = false;
         if !done {
+            // Block-major, so that the lanes' independent chains overlap out of order.
             for j in 0..count {
                 for lane in group.iter_mut() {
-                    let position = lane.position + j;
-                    if let Some(block) = lane.blocks.get_mut(position) {
-                        chain.step(lane.cipher, &mut lane.state, block);
-                    }
+                    let block = &mut lane.blocks[lane.position + j];
+                    chain.step(lane.cipher, &mut lane.state, block);
                 }
             }
         }
         for lane in group.iter_mut() {
-            lane.position = (lane.position + count).min(lane.blocks.len());
+            lane.position += count;
         }
     }
 }

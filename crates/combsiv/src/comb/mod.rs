@@ -28,11 +28,11 @@ mod x86;
 use alloc::vec::Vec;
 
 use subtle::ConstantTimeEq;
-use zeroize::Zeroize;
+use zeroize::{Zeroize, Zeroizing};
 
 use self::lanes::{Chain, Lane};
 pub use self::schedule::{Schedule, ScheduleStats};
-use crate::modes::Ccm;
+use crate::modes::{Ccm, CmacSubkeys, cmac_blocks, cmac_subkeys};
 use crate::{Aes, Backend, Error};
 
 /// A CBC encryption job: `data` (whole blocks) is encrypted in place under `key` and `iv`.
@@ -178,18 +178,19 @@ impl Comb {
         self.stats
     }
 
-    /// Scratch held copies of plaintext, keystream or masked subkeys. It stays owned by the
-    /// engine, so these stores cannot be elided as dead; a byte-wise volatile wipe would cost
-    /// about a cycle per byte of every message. Wiping after every use also keeps the whole
-    /// scratch zero between calls, which [`zeroed`] relies on.
-    fn wipe_scratch(&mut self, blocks: usize) {
-        let used = blocks.min(self.scratch.len());
-        self.scratch[..used].as_flattened_mut().fill(0);
+    /// Runs every lane to its end with this engine's schedule and lane count.
+    fn run(
+        (schedule, lanes_per_group, stats): (Schedule, usize, &mut ScheduleStats),
+        chain: Chain,
+        lanes: &mut [Lane<'_>],
+    ) {
+        *stats = ScheduleStats::default();
+        schedule::run(schedule, chain, lanes, lanes_per_group, stats);
     }
 
-    fn run(&mut self, chain: Chain, lanes: &mut [Lane<'_>]) {
-        self.stats = ScheduleStats::default();
-        schedule::run(self.schedule, chain, lanes, self.lanes, &mut self.stats);
+    /// The engine's settings and statistics, borrowed apart from its scratch.
+    fn settings(&mut self) -> (Schedule, usize, &mut ScheduleStats) {
+        (self.schedule, self.lanes, &mut self.stats)
     }
 
     /// CBC-encrypts every job (SP 800-38A 6.2). [`Error::InvalidLength`] before any work if a
@@ -203,34 +204,33 @@ impl Comb {
             .enumerate()
             .map(|(job, j)| Lane::new(&j.key.cipher, j.iv, j.data.as_chunks_mut::<16>().0, job))
             .collect();
-        self.run(Chain::CbcEncrypt, &mut lanes);
+        Comb::run(self.settings(), Chain::CbcEncrypt, &mut lanes);
         Ok(())
     }
 
     /// CFB128-encrypts every job (any length).
-    pub fn cfb_encrypt(&mut self, jobs: &mut [CfbJob<'_>]) -> Result<(), Error> {
+    pub fn cfb_encrypt(&mut self, jobs: &mut [CfbJob<'_>]) {
         let mut stream: Vec<(&Aes, [u8; 16], &mut [u8])> = jobs
             .iter_mut()
             .map(|j| (j.key, j.iv, &mut *j.data))
             .collect();
         self.stream(Chain::CfbEncrypt, &mut stream);
-        Ok(())
     }
 
     /// Applies OFB to every job (any length).
-    pub fn ofb(&mut self, jobs: &mut [OfbJob<'_>]) -> Result<(), Error> {
+    pub fn ofb(&mut self, jobs: &mut [OfbJob<'_>]) {
         let mut stream: Vec<(&Aes, [u8; 16], &mut [u8])> = jobs
             .iter_mut()
             .map(|j| (j.key, j.iv, &mut *j.data))
             .collect();
         self.stream(Chain::Ofb, &mut stream);
-        Ok(())
     }
 
     /// CFB and OFB: whole blocks in place through the lanes, then every job's partial last
     /// block at once, padded in scratch, with each lane's final state.
     fn stream(&mut self, chain: Chain, jobs: &mut [(&Aes, [u8; 16], &mut [u8])]) {
-        let mut states: Vec<[u8; 16]> = alloc::vec![[0; 16]; jobs.len()];
+        // OFB's states are keystream; wiped when dropped, also on unwinding.
+        let mut states = Zeroizing::new(alloc::vec![[0u8; 16]; jobs.len()]);
         {
             let mut lanes: Vec<Lane<'_>> = jobs
                 .iter_mut()
@@ -239,51 +239,40 @@ impl Comb {
                     Lane::new(&key.cipher, *iv, data.as_chunks_mut::<16>().0, job)
                 })
                 .collect();
-            self.run(chain, &mut lanes);
+            Comb::run(self.settings(), chain, &mut lanes);
             for lane in &lanes {
                 states[lane.job] = lane.state;
             }
         }
-        let tails = jobs
-            .iter()
-            .filter(|(_, _, data)| !data.len().is_multiple_of(16))
-            .count();
-        let mut tail_lanes = Vec::with_capacity(tails);
-        let mut slots = zeroed(&mut self.scratch, tails).iter_mut();
-        for (job, (key, _, data)) in jobs.iter().enumerate() {
-            let tail = data.as_chunks::<16>().1;
-            if tail.is_empty() {
-                continue;
-            }
-            if let Some(slot) = slots.next() {
+        // Every job's partial last block, padded to a block in scratch, advanced one block
+        // from its lane's final state.
+        let mut tails: Vec<(usize, &Aes, &mut [u8])> = jobs
+            .iter_mut()
+            .enumerate()
+            .map(|(job, (key, _, data))| (job, *key, data.as_chunks_mut::<16>().1))
+            .filter(|(_, _, tail)| !tail.is_empty())
+            .collect();
+        let scratch = Scratch::zeroed(&mut self.scratch, tails.len());
+        // `scratch` has exactly one slot per tail: the zips below pair them all.
+        let mut tail_lanes: Vec<Lane<'_>> = scratch
+            .blocks
+            .iter_mut()
+            .zip(&tails)
+            .map(|(slot, &(job, key, ref tail))| {
                 slot[..tail.len()].copy_from_slice(tail);
-                tail_lanes.push(Lane::new(
-                    &key.cipher,
-                    states[job],
-                    core::slice::from_mut(slot),
-                    job,
-                ));
-            }
-        }
+                Lane::new(&key.cipher, states[job], core::slice::from_mut(slot), job)
+            })
+            .collect();
         lanes::advance(chain, &mut tail_lanes, 1);
         drop(tail_lanes);
-        let mut slots = self.scratch[..tails].iter();
-        for (_, _, data) in jobs.iter_mut() {
-            let tail = data.as_chunks_mut::<16>().1;
-            if tail.is_empty() {
-                continue;
-            }
-            if let Some(slot) = slots.next() {
-                let len = tail.len();
-                tail.copy_from_slice(&slot[..len]);
-            }
+        for (slot, (_, _, tail)) in scratch.blocks.iter().zip(&mut tails) {
+            let len = tail.len();
+            tail.copy_from_slice(&slot[..len]);
         }
-        self.wipe_scratch(tails);
-        states.zeroize();
     }
 
     /// Computes every job's AES-CMAC (RFC 4493) into its `tag`.
-    pub fn cmac(&mut self, jobs: &mut [CmacJob<'_>]) -> Result<(), Error> {
+    pub fn cmac(&mut self, jobs: &mut [CmacJob<'_>]) {
         // Scratch holds each message's blocks with the last one padded and masked (RFC 4493
         // 2.4 steps 3-4), so that every lane is one contiguous CBC-MAC chain.
         let sizes: Vec<usize> = jobs
@@ -291,41 +280,28 @@ impl Comb {
             .map(|j| j.message.len().div_ceil(16).max(1))
             .collect();
         let total: usize = sizes.iter().sum();
+        let settings = (self.schedule, self.lanes, &mut self.stats);
+        let scratch = Scratch::zeroed(&mut self.scratch, total);
         let mut lanes = Vec::with_capacity(jobs.len());
-        let mut rest = zeroed(&mut self.scratch, total);
-        // Subkeys cost two AES calls; derive them once per run of jobs sharing a key.
-        let mut subkeys: Option<(&Aes, crate::modes::CmacSubkeys)> = None;
+        let mut rest = &mut *scratch.blocks;
+        // Subkeys cost two AES calls; derive them once per run of jobs sharing a key. Replaced
+        // subkeys are wiped as they drop.
+        let mut subkeys: Option<(&Aes, CmacSubkeys)> = None;
         for (job, (j, &size)) in jobs.iter().zip(&sizes).enumerate() {
             let (blocks, after) = rest.split_at_mut(size);
             rest = after;
-            let current = match subkeys {
-                Some((key, keys)) if core::ptr::eq(key, j.key) => keys,
-                _ => crate::modes::cmac_subkeys(j.key),
+            let (_, current) = match subkeys.take() {
+                Some(same) if core::ptr::eq(same.0, j.key) => subkeys.insert(same),
+                _ => subkeys.insert((j.key, cmac_subkeys(j.key))),
             };
-            subkeys = Some((j.key, current));
-            crate::modes::cmac_blocks(&current, j.message, blocks);
+            cmac_blocks(current, j.message, blocks);
             lanes.push(Lane::new(&j.key.cipher, [0; 16], blocks, job));
         }
-        self.stats = ScheduleStats::default();
-        schedule::run(
-            self.schedule,
-            Chain::CbcMac,
-            &mut lanes,
-            self.lanes,
-            &mut self.stats,
-        );
-        if let Some((_, (k1, k2))) = subkeys.as_mut() {
-            k1.zeroize();
-            k2.zeroize();
-        }
+        drop(subkeys);
+        Comb::run(settings, Chain::CbcMac, &mut lanes);
         for lane in &lanes {
-            if let Some(job) = jobs.get_mut(lane.job) {
-                job.tag = lane.state;
-            }
+            jobs[lane.job].tag = lane.state;
         }
-        drop(lanes);
-        self.wipe_scratch(total);
-        Ok(())
     }
 
     /// CCM-encrypts every job and writes its tag. Nonce and length errors are reported before
@@ -335,7 +311,7 @@ impl Comb {
             job.ccm.check(job.nonce, job.data.len())?;
         }
         let macs = self.ccm_macs(jobs);
-        for (job, mac) in jobs.iter_mut().zip(macs) {
+        for (job, &mac) in jobs.iter_mut().zip(macs.iter()) {
             job.tag = job.ccm.encrypt_tag(job.nonce, mac);
             job.ccm.apply_payload_keystream(job.nonce, job.data);
         }
@@ -353,7 +329,7 @@ impl Comb {
         }
         let macs = self.ccm_macs(jobs);
         let mut all = true;
-        for (job, mac) in jobs.iter_mut().zip(macs) {
+        for (job, &mac) in jobs.iter_mut().zip(macs.iter()) {
             let expected = job.ccm.encrypt_tag(job.nonce, mac);
             let tag_len = job.ccm.tag_len();
             job.authentic = bool::from(expected[..tag_len].ct_eq(&job.tag[..tag_len]));
@@ -371,43 +347,136 @@ impl Comb {
 
     /// Every job's CBC-MAC over its formatted input (SP 800-38C A.2), the lanes fed from
     /// scratch.
-    fn ccm_macs(&mut self, jobs: &[CcmJob<'_>]) -> Vec<[u8; 16]> {
+    fn ccm_macs(&mut self, jobs: &[CcmJob<'_>]) -> Zeroizing<Vec<[u8; 16]>> {
         let sizes: Vec<usize> = jobs
             .iter()
             .map(|j| j.ccm.mac_input_blocks(j.aad.len(), j.data.len()))
             .collect();
         let total: usize = sizes.iter().sum();
+        let settings = (self.schedule, self.lanes, &mut self.stats);
+        let scratch = Scratch::zeroed(&mut self.scratch, total);
         let mut lanes = Vec::with_capacity(jobs.len());
-        let mut rest = zeroed(&mut self.scratch, total);
+        let mut rest = &mut *scratch.blocks;
         for (job, (j, &size)) in jobs.iter().zip(&sizes).enumerate() {
             let (blocks, after) = rest.split_at_mut(size);
             rest = after;
             j.ccm.write_mac_input(j.nonce, j.aad, j.data, blocks);
             lanes.push(Lane::new(j.ccm.cipher(), [0; 16], blocks, job));
         }
-        self.stats = ScheduleStats::default();
-        schedule::run(
-            self.schedule,
-            Chain::CbcMac,
-            &mut lanes,
-            self.lanes,
-            &mut self.stats,
-        );
-        let mut macs = alloc::vec![[0u8; 16]; jobs.len()];
+        Comb::run(settings, Chain::CbcMac, &mut lanes);
+        let mut macs = Zeroizing::new(alloc::vec![[0u8; 16]; jobs.len()]);
         for lane in &lanes {
             macs[lane.job] = lane.state;
         }
-        drop(lanes);
-        self.wipe_scratch(total);
         macs
+    }
+
+    /// Whether every byte of the engine's scratch is zero, as it must be between calls.
+    #[cfg(test)]
+    fn scratch_is_clear(&self) -> bool {
+        self.scratch.iter().all(|block| *block == [0; 16])
     }
 }
 
-/// The first `blocks` blocks of the engine's scratch, all zero: the scratch is wiped after
-/// every use, so only growth has to write.
-fn zeroed(scratch: &mut Vec<[u8; 16]>, blocks: usize) -> &mut [[u8; 16]] {
-    if scratch.len() < blocks {
-        scratch.resize(blocks, [0; 16]);
+impl Drop for Comb {
+    fn drop(&mut self) {
+        self.scratch.zeroize();
     }
-    &mut scratch[..blocks]
+}
+
+/// The first blocks of the engine's scratch, lent to one call. Scratch holds copies of
+/// plaintext, keystream or masked subkeys; it is wiped when the loan ends, on return or on
+/// unwinding from a panic, so that it is all zero between calls and only growth has to
+/// write. It stays owned by the engine, so the wipe cannot be elided as a dead store; a
+/// byte-wise volatile wipe would cost about a cycle per byte of every message.
+struct Scratch<'a> {
+    blocks: &'a mut [[u8; 16]],
+}
+
+impl<'a> Scratch<'a> {
+    fn zeroed(scratch: &'a mut Vec<[u8; 16]>, blocks: usize) -> Self {
+        if scratch.len() < blocks {
+            scratch.resize(blocks, [0; 16]);
+        }
+        Scratch {
+            blocks: &mut scratch[..blocks],
+        }
+    }
+}
+
+impl Drop for Scratch<'_> {
+    fn drop(&mut self) {
+        self.blocks.as_flattened_mut().fill(0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Scratch holds plaintext copies, keystream and masked subkeys: it must be all zero
+    /// after every call, and after a call that panicked.
+    #[test]
+    fn scratch_is_wiped_after_every_call_and_on_unwinding() {
+        let key = Aes::new(&[5; 16]).unwrap();
+        let ccm = Ccm::new(&[6; 16], 13, 16).unwrap();
+        let mut comb = Comb::with_lanes(3);
+        let mut messages: Vec<Vec<u8>> = (0..7).map(|i| alloc::vec![0xA5; 16 * i + 5]).collect();
+        let mut cfb: Vec<CfbJob<'_>> = messages
+            .iter_mut()
+            .map(|data| CfbJob {
+                key: &key,
+                iv: [1; 16],
+                data,
+            })
+            .collect();
+        comb.cfb_encrypt(&mut cfb);
+        assert!(!comb.scratch.is_empty() && comb.scratch_is_clear());
+        drop(cfb);
+        let mut ofb: Vec<OfbJob<'_>> = messages
+            .iter_mut()
+            .map(|data| OfbJob {
+                key: &key,
+                iv: [1; 16],
+                data,
+            })
+            .collect();
+        comb.ofb(&mut ofb);
+        assert!(comb.scratch_is_clear());
+        drop(ofb);
+        let mut cmac: Vec<CmacJob<'_>> = messages
+            .iter()
+            .map(|message| CmacJob {
+                key: &key,
+                message,
+                tag: [0; 16],
+            })
+            .collect();
+        comb.cmac(&mut cmac);
+        assert!(comb.scratch_is_clear());
+        let mut ccm_jobs: Vec<CcmJob<'_>> = messages
+            .iter_mut()
+            .map(|data| CcmJob {
+                ccm: &ccm,
+                nonce: &[2; 13],
+                aad: b"header",
+                data,
+                tag: [0; 16],
+                authentic: false,
+            })
+            .collect();
+        comb.ccm_seal(&mut ccm_jobs).unwrap();
+        assert!(comb.scratch_is_clear());
+        ccm_jobs[0].tag[0] ^= 1;
+        assert_eq!(comb.ccm_open(&mut ccm_jobs), Err(Error::Authentication));
+        assert!(comb.scratch_is_clear());
+
+        let unwound = std::panic::catch_unwind(core::panic::AssertUnwindSafe(|| {
+            let scratch = Scratch::zeroed(&mut comb.scratch, 4);
+            scratch.blocks[3] = [0xEE; 16];
+            panic!("a bug mid-call");
+        }));
+        assert!(unwound.is_err());
+        assert!(comb.scratch_is_clear());
+    }
 }

@@ -28,18 +28,19 @@ const CFB_ENCRYPT: u8 = 1;
 const OFB: u8 = 2;
 const CBC_MAC: u8 = 3;
 
-/// Runs the next `count` blocks of `lanes` (at most [`MAX_KERNEL_LANES`]) through the
-/// AES-NI kernel if they are all AES-NI keys of one key size with that many blocks left;
+/// Runs the next `count` blocks of `lanes` (at most [`MAX_KERNEL_LANES`], each with at least
+/// `count` blocks left) through the AES-NI kernel if they are all AES-NI keys of one key size;
 /// returns false otherwise, touching nothing. Does not move the lanes' positions.
 pub(crate) fn advance(chain: Chain, lanes: &mut [Lane<'_>], count: usize) -> bool {
-    let Some((token, rounds)) = common_aesni(lanes, count) else {
-        return false;
-    };
     macro_rules! lanes {
         ($($n:literal),*) => {
             match lanes.len() {
-                $($n => run::<$n>(token, chain, (rounds, count), lanes),)*
-                _ => false,
+                $($n => match lanes.first_chunk_mut::<$n>() {
+                    Some(group) => run(chain, group, count),
+                    None => unreachable!("a slice of length {} has a first chunk that long", $n),
+                },)*
+                0 => true,
+                _ => unreachable!("lanes::advance passes at most MAX_KERNEL_LANES lanes"),
             }
         };
     }
@@ -47,42 +48,32 @@ pub(crate) fn advance(chain: Chain, lanes: &mut [Lane<'_>], count: usize) -> boo
     lanes!(1, 2, 3, 4, 5, 6, 7, 8)
 }
 
-/// The token and round count, if every lane is an AES-NI key with the same round count and
-/// `count` blocks left.
-fn common_aesni(lanes: &[Lane<'_>], count: usize) -> Option<(Aesni, usize)> {
-    let BlockCipher::X86(keys, tier) = lanes.first()?.cipher else {
+/// The token, round count and each lane's round keys, if every lane is an AES-NI key with the
+/// same round count.
+fn aesni_keys<'k, const LANES: usize>(
+    lanes: &[Lane<'k>; LANES],
+) -> Option<(Aesni, usize, [&'k [__m128i; 15]; LANES])> {
+    let BlockCipher::X86(first, tier) = lanes.first()?.cipher else {
         return None;
     };
-    let rounds = keys.rounds();
-    let uniform = lanes.iter().all(|lane| {
-        matches!(lane.cipher, BlockCipher::X86(keys, _) if keys.rounds() == rounds)
-            && lane.remaining() >= count
-    });
-    uniform.then_some((tier.aesni(), rounds))
+    let rounds = first.rounds();
+    let mut keys = [first.schedule(); LANES];
+    for (key, lane) in keys.iter_mut().zip(lanes) {
+        match lane.cipher {
+            BlockCipher::X86(round_keys, _) if round_keys.rounds() == rounds => {
+                *key = round_keys.schedule();
+            }
+            _ => return None,
+        }
+    }
+    Some((tier.aesni(), rounds, keys))
 }
 
-fn run<const LANES: usize>(
-    token: Aesni,
-    chain: Chain,
-    (rounds, count): (usize, usize),
-    lanes: &mut [Lane<'_>],
-) -> bool {
-    let Ok(lanes) = <&mut [Lane<'_>; LANES]>::try_from(lanes) else {
+fn run<const LANES: usize>(chain: Chain, lanes: &mut [Lane<'_>; LANES], count: usize) -> bool {
+    let Some((token, rounds, keys)) = aesni_keys(lanes) else {
         return false;
     };
-    let mut keys: [Option<&[__m128i; 15]>; LANES] = [None; LANES];
-    for (key, lane) in keys.iter_mut().zip(lanes.iter()) {
-        let BlockCipher::X86(round_keys, _) = lane.cipher else {
-            return false;
-        };
-        *key = Some(round_keys.schedule());
-    }
-    let Some(first) = keys[0] else { return false };
-    let keys = keys.map(|key| key.unwrap_or(first));
-    let mut states = [[0u8; 16]; LANES];
-    for (state, lane) in states.iter_mut().zip(lanes.iter()) {
-        *state = lane.state;
-    }
+    let mut states = lanes.each_ref().map(|lane| lane.state);
     let mut blocks = lanes.each_mut().map(|lane| lane.window(count));
     let _: Aesni = token;
     let shared = keys.iter().all(|key| core::ptr::eq(*key, keys[0]));
@@ -116,9 +107,10 @@ fn run<const LANES: usize>(
             Chain::CbcMac => kernel!(CBC_MAC),
         }
     }
-    for (lane, state) in lanes.iter_mut().zip(states) {
-        lane.state = state;
+    for (lane, state) in lanes.iter_mut().zip(&states) {
+        lane.state = *state;
     }
+    states.zeroize();
     true
 }
 
@@ -150,10 +142,12 @@ fn chain_kernel<const LANES: usize, const MODE: u8, const SHARED_KEY: bool>(
             keys[l][round]
         }
     };
-    // Every lane has at least `count` blocks; saying so once lets the loop drop the checks.
-    if blocks.iter().any(|lane| lane.len() < count) {
-        return;
-    }
+    // Every lane's window is `count` blocks ([`Lane::window`]); saying so once lets the loop
+    // drop the bounds checks.
+    assert!(
+        blocks.iter().all(|lane| lane.len() == count),
+        "each lane's window holds count blocks"
+    );
     let mut states = state_bytes.map(|state| load128(&state));
     for j in 0..count {
         let mut x = states;

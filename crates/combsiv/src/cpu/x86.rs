@@ -182,17 +182,19 @@ pub(crate) fn store_last_partial(
     let len = data.len();
     if len >= 16 {
         let whole = len - partial;
-        let previous = data[whole - 16..whole]
-            .first_chunk::<16>()
-            .map_or(aesni.zero(), load128);
+        let Some(previous) = data[..whole].last_chunk::<16>() else {
+            unreachable!("a partial block after a whole one: at least 16 bytes before it");
+        };
+        let previous = load128(previous);
         // Bytes 0..16 - partial: the previous block's bytes partial..16; then `block`'s.
         let combined = aesni.or(
             aesni.shuffle_bytes(previous, slide(16 + partial)),
             aesni.shuffle_bytes(block, slide(partial)),
         );
-        if let Some(last) = data.last_chunk_mut::<16>() {
-            *last = store128(combined);
-        }
+        let Some(last) = data.last_chunk_mut::<16>() else {
+            unreachable!("len >= 16");
+        };
+        *last = store128(combined);
     } else {
         store_partial(block, data);
     }
@@ -211,9 +213,10 @@ fn slide(start: usize) -> core::arch::x86_64::__m128i {
         }
         table
     };
-    SLIDE[start..]
-        .first_chunk::<16>()
-        .map_or(block_from(0), load128)
+    let Some(mask) = SLIDE.get(start..).and_then(<[u8]>::first_chunk::<16>) else {
+        unreachable!("slide({start}) is outside 0..=32");
+    };
+    load128(mask)
 }
 
 /// Fewer than 16 `bytes` as the low bytes of a block, the rest zero, read as whole 8-, 4-,

@@ -107,8 +107,10 @@ impl PolyvalKey {
 
     /// The POLYVAL key that computes GHASH with GHASH key `h` (see the module comment).
     pub(crate) fn for_ghash(h: &[u8; 16], isa: Isa) -> Self {
-        let polyval_h = mul_x(u128::from_be_bytes(*h)).to_le_bytes();
-        PolyvalKey::new(&polyval_h, isa, usize::MAX)
+        let mut polyval_h = mul_x(u128::from_be_bytes(*h)).to_le_bytes();
+        let key = PolyvalKey::new(&polyval_h, isa, usize::MAX);
+        polyval_h.zeroize();
+        key
     }
 
     fn absorb<const REVERSED: bool>(&self, acc: &mut u128, blocks: &[[u8; 16]]) {

@@ -199,6 +199,11 @@ impl Ccm {
 
     /// The blocks [`Ccm::mac`] runs over, written out for the comb engine's lanes
     /// ([`Ccm::mac_input_blocks`] of them; `out` arrives zeroed).
+    ///
+    /// # Panics
+    ///
+    /// If `out` is not exactly that many blocks: the caller sized it with the same formula,
+    /// and a mismatch would MAC the wrong blocks.
     #[cfg(feature = "alloc")]
     pub(crate) fn write_mac_input(
         &self,
@@ -207,15 +212,18 @@ impl Ccm {
         plaintext: &[u8],
         out: &mut [[u8; 16]],
     ) {
-        let header_blocks = self.mac_input_blocks(aad.len(), 0);
-        let (header, payload) = out.split_at_mut(header_blocks.min(out.len()));
-        if let Some((b0, aad_blocks)) = header.split_first_mut() {
-            *b0 = self.b0(nonce, aad.len(), plaintext.len());
-            if let (false, Some((first, after))) = (aad.is_empty(), aad_blocks.split_first_mut()) {
-                let (encoded, consumed) = aad_header(aad);
-                *first = encoded;
-                copy_padded(&aad[consumed..], after);
-            }
+        assert_eq!(
+            out.len(),
+            self.mac_input_blocks(aad.len(), plaintext.len()),
+            "the MAC input is sized by mac_input_blocks"
+        );
+        let (header, payload) = out.split_at_mut(self.mac_input_blocks(aad.len(), 0));
+        let (b0, aad_blocks) = header.split_at_mut(1);
+        b0[0] = self.b0(nonce, aad.len(), plaintext.len());
+        if let Some((first, after)) = aad_blocks.split_first_mut() {
+            let (encoded, consumed) = aad_header(aad);
+            *first = encoded;
+            copy_padded(&aad[consumed..], after);
         }
         copy_padded(plaintext, payload);
     }
@@ -244,8 +252,7 @@ impl Ccm {
 
     /// CTR over the payload from counter block 1 (encryption and decryption alike).
     pub(crate) fn apply_payload_keystream(&self, nonce: &[u8], data: &mut [u8]) {
-        // ctr_apply fails only for reasons `check` already excluded.
-        let _ = ctr_apply(&self.key, &self.counter_block(nonce, 1), data);
+        ctr_apply(&self.key, &self.counter_block(nonce, 1), data);
     }
 
     /// The tag: the first `tag_len` bytes of the MAC xor AES(counter block 0).
@@ -257,12 +264,11 @@ impl Ccm {
     }
 }
 
-/// Copies `data` into `out`, whose blocks arrive zeroed, so the last one ends up padded.
+/// Copies `data` into `out` (`data.len().div_ceil(16)` blocks, arriving zeroed), so the last
+/// one ends up padded.
 #[cfg(feature = "alloc")]
 fn copy_padded(data: &[u8], out: &mut [[u8; 16]]) {
-    let flat = out.as_flattened_mut();
-    let len = data.len().min(flat.len());
-    flat[..len].copy_from_slice(&data[..len]);
+    out.as_flattened_mut()[..data.len()].copy_from_slice(data);
 }
 
 /// A.2.2: the first AAD block (the length encoding, then as much AAD as fits) and how many

@@ -15,8 +15,18 @@ fn double(block: &[u8; 16]) -> [u8; 16] {
     ((value << 1) ^ (carry & 0x87)).to_be_bytes()
 }
 
-/// CMAC's two subkeys, K1 and K2.
-pub(crate) type Subkeys = ([u8; 16], [u8; 16]);
+/// CMAC's two subkeys, K1 and K2, wiped when dropped.
+pub(crate) struct Subkeys {
+    k1: [u8; 16],
+    k2: [u8; 16],
+}
+
+impl Drop for Subkeys {
+    fn drop(&mut self) {
+        self.k1.zeroize();
+        self.k2.zeroize();
+    }
+}
 
 /// RFC 4493 2.3: K1 = dbl(AES(0)), K2 = dbl(K1).
 pub(crate) fn subkeys(key: &Aes) -> Subkeys {
@@ -24,13 +34,13 @@ pub(crate) fn subkeys(key: &Aes) -> Subkeys {
     let k1 = double(&l);
     let k2 = double(&k1);
     l.zeroize();
-    (k1, k2)
+    Subkeys { k1, k2 }
 }
 
 /// RFC 4493 2.4 steps 3-4: the message split into the blocks CBC-MAC runs over unchanged
 /// and the last block, padded with 10* if incomplete and masked with K1 or K2.
 fn split_final_block<'m>(
-    (k1, k2): &([u8; 16], [u8; 16]),
+    Subkeys { k1, k2 }: &Subkeys,
     message: &'m [u8],
 ) -> (&'m [[u8; 16]], [u8; 16]) {
     let last_len = match message.len() % 16 {
@@ -51,10 +61,7 @@ fn split_final_block<'m>(
 
 /// The 16-byte AES-CMAC of `message` (RFC 4493 2.4).
 pub fn cmac(key: &Aes, message: &[u8]) -> [u8; 16] {
-    let mut subkeys = subkeys(key);
-    let (body, mut final_block) = split_final_block(&subkeys, message);
-    subkeys.0.zeroize();
-    subkeys.1.zeroize();
+    let (body, mut final_block) = split_final_block(&subkeys(key), message);
     let mut state = [0u8; 16];
     cbc_mac(key, &mut state, body);
     cbc_mac(key, &mut state, &[final_block]);
@@ -64,14 +71,19 @@ pub fn cmac(key: &Aes, message: &[u8]) -> [u8; 16] {
 
 /// Writes the blocks CMAC's CBC-MAC runs over (`max(1, ceil(len / 16))` of them) into `out`,
 /// for the comb engine's lanes, given the key's [`subkeys`].
+///
+/// # Panics
+///
+/// If `out` is not exactly that many blocks: the caller sized it with the same formula, and a
+/// mismatch would MAC the wrong blocks.
 #[cfg(feature = "alloc")]
-pub(crate) fn cmac_blocks(subkeys: &([u8; 16], [u8; 16]), message: &[u8], out: &mut [[u8; 16]]) {
+pub(crate) fn cmac_blocks(subkeys: &Subkeys, message: &[u8], out: &mut [[u8; 16]]) {
     let (body, mut final_block) = split_final_block(subkeys, message);
-    let (body_out, last) = out.split_at_mut(body.len().min(out.len()));
-    body_out.copy_from_slice(&body[..body_out.len()]);
-    if let Some(slot) = last.first_mut() {
-        *slot = final_block;
-    }
+    let Some((last, body_out)) = out.split_last_mut() else {
+        unreachable!("CMAC runs over at least one block");
+    };
+    body_out.copy_from_slice(body);
+    *last = final_block;
     final_block.zeroize();
 }
 

@@ -115,7 +115,7 @@ pub fn pkcs7_unpad(data: &[u8]) -> Result<&[u8], Error> {
 
 /// CFB128 encryption (SP 800-38A 6.3): C_i = P_i xor AES(C_{i-1}), C_0 = IV. Any length: a
 /// final partial block uses the leading bytes of its keystream block.
-pub fn cfb_encrypt(key: &Aes, iv: &[u8; 16], buf: &mut [u8]) -> Result<(), Error> {
+pub fn cfb_encrypt(key: &Aes, iv: &[u8; 16], buf: &mut [u8]) {
     let mut chain = *iv;
     for block in buf.chunks_mut(16) {
         let keystream = key.cipher.encrypt_block(&chain);
@@ -123,7 +123,6 @@ pub fn cfb_encrypt(key: &Aes, iv: &[u8; 16], buf: &mut [u8]) -> Result<(), Error
         chain[..block.len()].copy_from_slice(block);
     }
     chain.zeroize();
-    Ok(())
 }
 
 /// CFB128 decryption: P_i = C_i xor AES(C_{i-1}); the AES inputs are all ciphertext, so the
@@ -149,19 +148,18 @@ pub fn cfb_decrypt(key: &Aes, iv: &[u8; 16], buf: &mut [u8]) -> Result<(), Error
 
 /// OFB (SP 800-38A 6.4): O_i = AES(O_{i-1}), O_0 = IV, data xor O_1 O_2 ...; encryption and
 /// decryption are the same operation. Any length.
-pub fn ofb_apply(key: &Aes, iv: &[u8; 16], buf: &mut [u8]) -> Result<(), Error> {
+pub fn ofb_apply(key: &Aes, iv: &[u8; 16], buf: &mut [u8]) {
     let mut output = *iv;
     for block in buf.chunks_mut(16) {
         output = key.cipher.encrypt_block(&output);
         xor_into(block, &output);
     }
     output.zeroize();
-    Ok(())
 }
 
 /// CTR (SP 800-38A 6.5) with the whole 128-bit block as a big-endian counter starting at
 /// `counter` and wrapping modulo 2^128; encryption and decryption are the same operation.
-pub fn ctr_apply(key: &Aes, counter: &[u8; 16], buf: &mut [u8]) -> Result<(), Error> {
+pub fn ctr_apply(key: &Aes, counter: &[u8; 16], buf: &mut [u8]) {
     // The AEAD keystream kernel increments the low 32 bits only; run it on each stretch in
     // which those do not wrap, and carry into the upper 96 bits between stretches.
     let mut next = u128::from_be_bytes(*counter);
@@ -178,7 +176,6 @@ pub fn ctr_apply(key: &Aes, counter: &[u8; 16], buf: &mut [u8]) -> Result<(), Er
         next = next.wrapping_add(stretch);
         rest = later;
     }
-    Ok(())
 }
 
 /// CBC-MAC state update over whole blocks: X = AES(X xor M_i). Shared by CMAC and CCM.

@@ -125,7 +125,8 @@ pub(super) fn run<R: Send, W: Send>(
         .into_inner()
         .unwrap_or_else(PoisonError::into_inner)
         .outcome;
-    // Every path that ends the stream records an outcome; none means the reader stopped
-    // without a final chunk, which `read` reports as an error, so this is unreachable.
-    outcome.unwrap_or(Err(StreamError::Truncated { chunks: 0 }))
+    // Every path that ends the stream records an outcome: the workers stop only once the
+    // reader is done, which takes a final chunk or an error, and whichever worker holds that
+    // chunk writes it (or the error) and records the outcome.
+    outcome.unwrap_or_else(|| unreachable!("the stream ended without an outcome"))
 }

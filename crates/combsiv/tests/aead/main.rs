@@ -1,5 +1,6 @@
 //! Integration tests of the AEADs. Every test runs through every backend this CPU has
-//! (`Backend::available()`) and, where it seals or opens, every public entry point.
+//! (`Backend::available()`, see `COMBSIV_REQUIRE_BACKENDS` in the README) and, where it
+//! seals or opens, every public entry point.
 
 #![allow(
     clippy::unwrap_used,

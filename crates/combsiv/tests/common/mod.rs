@@ -13,11 +13,30 @@ use serde_json::Value;
 /// software AES and our integer POLYVAL, safe code that Miri runs a thousand times slower;
 /// it runs a sample of the official vectors there.)
 pub fn backends_under_test() -> Vec<Backend> {
-    let mut backends = Backend::available();
+    let mut backends = available_backends();
     if cfg!(miri) {
         backends.retain(|&backend| backend != Backend::Portable);
     }
     assert!(!backends.is_empty(), "no backend to test");
+    backends
+}
+
+/// Every backend this CPU has. A run that expects a backend names it in
+/// `COMBSIV_REQUIRE_BACKENDS` (comma-separated: `portable,aesni,vaes`) and fails where it is
+/// missing, instead of passing by testing fewer.
+pub fn available_backends() -> Vec<Backend> {
+    let backends = Backend::available();
+    let required = std::env::var("COMBSIV_REQUIRE_BACKENDS").unwrap_or_default();
+    for name in required
+        .split(',')
+        .map(str::trim)
+        .filter(|name| !name.is_empty())
+    {
+        assert!(
+            backends.iter().any(|backend| backend.name() == name),
+            "COMBSIV_REQUIRE_BACKENDS requires {name}; available: {backends:?}"
+        );
+    }
     backends
 }
 

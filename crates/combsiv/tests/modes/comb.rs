@@ -104,8 +104,12 @@ fn chained_modes_match_single_message() {
                         data: d,
                     })
                     .collect();
-                comb.cfb_encrypt(&mut jobs).unwrap();
-                assert_eq!(data, expect(modes::cfb_encrypt), "cfb {context}");
+                comb.cfb_encrypt(&mut jobs);
+                assert_eq!(
+                    data,
+                    expect(infallible!(modes::cfb_encrypt)),
+                    "cfb {context}"
+                );
                 let mut data = originals.clone();
                 let mut jobs: Vec<OfbJob> = data
                     .iter_mut()
@@ -116,8 +120,8 @@ fn chained_modes_match_single_message() {
                         data: d,
                     })
                     .collect();
-                comb.ofb(&mut jobs).unwrap();
-                assert_eq!(data, expect(modes::ofb_apply), "ofb {context}");
+                comb.ofb(&mut jobs);
+                assert_eq!(data, expect(infallible!(modes::ofb_apply)), "ofb {context}");
                 let mut jobs: Vec<CmacJob> = originals
                     .iter()
                     .zip(&picks)
@@ -127,7 +131,7 @@ fn chained_modes_match_single_message() {
                         tag: [0; 16],
                     })
                     .collect();
-                comb.cmac(&mut jobs).unwrap();
+                comb.cmac(&mut jobs);
                 for (job, (m, (k, _))) in jobs.iter().zip(originals.iter().zip(&picks)) {
                     assert_eq!(job.tag, modes::cmac(&pool[*k], m), "cmac {context}");
                 }
@@ -289,20 +293,16 @@ fn official_vectors_through_the_batch_apis() {
                             data: &mut data,
                         }])
                         .unwrap(),
-                    "CFB128" => comb
-                        .cfb_encrypt(&mut [CfbJob {
-                            key: &key,
-                            iv,
-                            data: &mut data,
-                        }])
-                        .unwrap(),
-                    "OFB" => comb
-                        .ofb(&mut [OfbJob {
-                            key: &key,
-                            iv,
-                            data: &mut data,
-                        }])
-                        .unwrap(),
+                    "CFB128" => comb.cfb_encrypt(&mut [CfbJob {
+                        key: &key,
+                        iv,
+                        data: &mut data,
+                    }]),
+                    "OFB" => comb.ofb(&mut [OfbJob {
+                        key: &key,
+                        iv,
+                        data: &mut data,
+                    }]),
                     _ => continue,
                 }
                 assert_eq!(data, hex(&v["ciphertext"]), "{} {backend}", v["id"]);
@@ -328,7 +328,7 @@ fn official_vectors_through_the_batch_apis() {
                     tag: [0; 16],
                 })
                 .collect();
-            comb.cmac(&mut jobs).unwrap();
+            comb.cmac(&mut jobs);
             for (job, v) in jobs.iter().zip(cmac_file["vectors"].as_array().unwrap()) {
                 assert_eq!(job.tag.to_vec(), hex(&v["tag"]), "{} {backend}", v["id"]);
             }

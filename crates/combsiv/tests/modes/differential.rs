@@ -7,10 +7,10 @@ use aes::{Aes128, Aes256};
 use ccm::aead::AeadInOut;
 use ccm::consts::{U4, U7, U8, U10, U12, U13, U16};
 use cmac::Mac;
+use combsiv::Aes;
 use combsiv::modes::{self, Ccm};
-use combsiv::{Aes, Backend};
 
-use crate::common::{Rng, boundary_lengths};
+use crate::common::{Rng, available_backends, boundary_lengths};
 
 /// Lengths 0..=1100 at block boundaries plus random ones up to 5000.
 fn lengths(rng: &mut Rng) -> Vec<usize> {
@@ -70,7 +70,7 @@ fn confidentiality_modes_match_rustcrypto() {
         .unwrap()
         .apply_keystream(&mut ctr));
 
-        for backend in Backend::available() {
+        for backend in available_backends() {
             let key = Aes::with_backend(&key_bytes, backend).unwrap();
             let context = format!("{backend} len {len} key {}", key_bytes.len());
             let mut buf = whole.to_vec();
@@ -80,13 +80,23 @@ fn confidentiality_modes_match_rustcrypto() {
             assert_eq!(buf, whole, "cbc decrypt {context}");
             for (encrypt, decrypt, expected, name) in [
                 (
-                    modes::cfb_encrypt as fn(&Aes, &[u8; 16], &mut [u8]) -> _,
+                    infallible!(modes::cfb_encrypt) as fn(&Aes, &[u8; 16], &mut [u8]) -> _,
                     modes::cfb_decrypt as fn(&Aes, &[u8; 16], &mut [u8]) -> _,
                     &cfb,
                     "cfb",
                 ),
-                (modes::ofb_apply, modes::ofb_apply, &ofb, "ofb"),
-                (modes::ctr_apply, modes::ctr_apply, &ctr, "ctr"),
+                (
+                    infallible!(modes::ofb_apply),
+                    infallible!(modes::ofb_apply),
+                    &ofb,
+                    "ofb",
+                ),
+                (
+                    infallible!(modes::ctr_apply),
+                    infallible!(modes::ctr_apply),
+                    &ctr,
+                    "ctr",
+                ),
             ] {
                 let mut buf = data.clone();
                 encrypt(&key, &iv, &mut buf).unwrap();
@@ -110,14 +120,13 @@ fn ctr_wraps_the_128_bit_counter() {
         ctr::Ctr128BE::<Aes128>::new_from_slices(&key_bytes, &counter)
             .unwrap()
             .apply_keystream(&mut expected);
-        for backend in Backend::available() {
+        for backend in available_backends() {
             let mut buf = data.clone();
             modes::ctr_apply(
                 &Aes::with_backend(&key_bytes, backend).unwrap(),
                 &counter,
                 &mut buf,
-            )
-            .unwrap();
+            );
             assert_eq!(buf, expected, "{backend} start {start:x}");
         }
     }
@@ -136,7 +145,7 @@ fn cmac_matches_rustcrypto() {
             mac.update(&message);
             mac.finalize().into_bytes().to_vec()
         });
-        for backend in Backend::available() {
+        for backend in available_backends() {
             let key = Aes::with_backend(&key_bytes, backend).unwrap();
             assert_eq!(
                 modes::cmac(&key, &message).to_vec(),
@@ -174,7 +183,7 @@ fn ccm_agrees<
             )
             .unwrap();
         expected.extend_from_slice(&tag);
-        for backend in Backend::available() {
+        for backend in available_backends() {
             let ours = Ccm::with_backend(&key_bytes, N::USIZE, M::USIZE, backend).unwrap();
             let sealed = ours.encrypt(&nonce, &aad, &plaintext).unwrap();
             assert_eq!(

@@ -19,7 +19,7 @@ use combsiv::stream::{
     self, Algorithm, Decryptor, HEADER_LEN, Header, KeySource, MasterKey, Options, StreamError,
     TAG_LEN,
 };
-use common::{Rng, hex, load_vectors};
+use common::{Rng, available_backends, hex, load_vectors};
 
 /// FORMAT.md section 3: K(i) = AES-256-CMAC(MK, BE32(i) || label || 0x00 || salt || BE32(bits)).
 fn reference_file_key(master: &[u8; 32], salt: &[u8; 32], key_len: usize) -> Vec<u8> {
@@ -129,7 +129,7 @@ fn matches_the_independent_encoder_around_chunk_boundaries() {
                 let plaintext = rng.bytes(len);
                 let expected = reference_seal(&master, &h.to_bytes(), &plaintext);
                 let runs = [1, 2, 3].into_iter().flat_map(|threads| {
-                    Backend::available()
+                    available_backends()
                         .into_iter()
                         .map(move |backend| (threads, backend))
                 });
@@ -159,7 +159,7 @@ fn stored_format_vectors() {
         assert_eq!(reference_seal(&master, &header_bytes, &plaintext), sealed);
         let parsed = Header::parse(&header_bytes).unwrap();
         assert_eq!(parsed.to_bytes(), header_bytes);
-        for backend in Backend::available() {
+        for backend in available_backends() {
             assert_eq!(seal(&master, &parsed, &plaintext, (2, backend)), sealed);
             let (opened, result) = open(&master, &sealed, (2, backend));
             assert_eq!(result.ok(), Some(plaintext.len() as u64));
