@@ -44,6 +44,7 @@ pub mod sealer;
 pub mod stream;
 #[cfg(test)]
 mod test_vectors;
+mod verdict;
 
 pub use crate::aead::gcm::AesGcm;
 pub use crate::aead::gcm_siv::AesGcmSiv;

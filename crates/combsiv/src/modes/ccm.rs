@@ -14,6 +14,7 @@ use zeroize::Zeroize;
 use super::{cbc_mac, cbc_mac_padded, ctr_apply, xor_into};
 use crate::aead::open_or_wipe;
 use crate::cpu::Backend;
+use crate::verdict::public;
 use crate::{Aes, Error};
 
 /// AES-CCM with a fixed nonce length and tag length.
@@ -145,7 +146,7 @@ impl Ccm {
             }
             self.apply_payload_keystream(nonce, buf);
             let expected = self.encrypt_tag(nonce, self.mac(nonce, aad, buf));
-            if bool::from(expected[..self.tag_len].ct_eq(tag)) {
+            if bool::from(public(expected[..self.tag_len].ct_eq(tag))) {
                 Ok(())
             } else {
                 Err(Error::Authentication)

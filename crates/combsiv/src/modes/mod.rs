@@ -24,6 +24,7 @@ pub use self::ccm::Ccm;
 pub(crate) use self::cmac::{Subkeys as CmacSubkeys, cmac_blocks, subkeys as cmac_subkeys};
 pub use self::cmac::{cmac, cmac_verify};
 use crate::aes::Counter32;
+use crate::verdict::public;
 use crate::{Aes, Error};
 
 /// Blocks handed to the cipher per call where the mode is parallel: enough to amortise the
@@ -105,8 +106,9 @@ pub fn pkcs7_unpad(data: &[u8]) -> Result<&[u8], Error> {
         let in_padding = !((i as u8).ct_lt(&unpadded));
         valid &= !in_padding | byte.ct_eq(&pad);
     }
-    let keep = u8::conditional_select(&0, &pad, valid);
-    if bool::from(valid) {
+    // The verdict and, when valid, the unpadded length are returned: public from here on.
+    let keep = public(u8::conditional_select(&0, &pad, valid));
+    if bool::from(public(valid)) {
         Ok(&data[..data.len() - usize::from(keep)])
     } else {
         Err(Error::InvalidPadding)
