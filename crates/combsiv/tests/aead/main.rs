@@ -18,3 +18,5 @@ mod lengths;
 mod support;
 mod tamper;
 mod vectors;
+mod wrap;
+mod wycheproof;

@@ -24,3 +24,4 @@ macro_rules! infallible {
 mod comb;
 mod differential;
 mod vectors;
+mod wycheproof;
