@@ -83,7 +83,7 @@ fn check<K: KeySize>(key: &[u8], nonce: &[u8; 12], blocks_before_wrap: u32) {
             .collect();
         cipher.seal_batch(&mut jobs).unwrap();
         assert_eq!(
-            (jobs[1].data.as_ref(), jobs[1].tag),
+            (&*jobs[1].data, jobs[1].tag),
             (ciphertext.as_slice(), tag),
             "{backend} batch"
         );
