@@ -242,7 +242,7 @@ impl Comb {
                 .collect();
             Comb::run(self.settings(), chain, &mut lanes);
             for lane in &lanes {
-                states[lane.job] = lane.state;
+                states[lane.job] = lane.state();
             }
         }
         // Every job's partial last block, padded to a block in scratch, advanced one block
@@ -301,7 +301,7 @@ impl Comb {
         drop(subkeys);
         Comb::run(settings, Chain::CbcMac, &mut lanes);
         for lane in &lanes {
-            jobs[lane.job].tag = lane.state;
+            jobs[lane.job].tag = lane.state();
         }
     }
 
@@ -367,7 +367,7 @@ impl Comb {
         Comb::run(settings, Chain::CbcMac, &mut lanes);
         let mut macs = Zeroizing::new(alloc::vec![[0u8; 16]; jobs.len()]);
         for lane in &lanes {
-            macs[lane.job] = lane.state;
+            macs[lane.job] = lane.state();
         }
         macs
     }

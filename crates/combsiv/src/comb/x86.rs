@@ -1,188 +1,270 @@
-//! Lane kernels on AES-NI (128-bit registers, one block per lane in each register).
+//! Lane kernels on the x86 tiers, written once over the register width ([`Width`]) and
+//! instantiated for AES-NI (XMM: one lane per register) and VAES (YMM: two lanes per
+//! register, each 128-bit half with its own state and round keys).
 //!
-//! CPU predicate: [`Aesni`] (AES-NI, PCLMULQDQ, SSSE3, SSE4.1); every `#[target_feature]` here
-//! enables exactly that set.
+//! CPU predicate: the token of each instantiation ([`per_width!`]); every `#[target_feature]`
+//! function enables exactly its token's features.
 //!
 //! Design: a chained mode's block i+1 needs block i's AES output, so one lane issues an AESENC
-//! every 4 cycles (its latency) on a unit that accepts one per cycle. Interleaving the rounds
-//! of LANES independent chains, each with its own round keys (read from L1 as memory
-//! operands, so shared or per-lane keys cost the same), keeps LANES AESENCs in flight. The lane
-//! count is a const generic so that the states live in registers and the inner loops unroll;
-//! one kernel call serves a whole window, with no per-block branches.
+//! every 4 cycles (its latency). Interleaving the rounds of independent lanes keeps the AES
+//! unit busy: the comb paper's P = latency x throughput. On Cascade Lake (one AESENC per cycle,
+//! latency 4) that is 4 lanes plus the chaining XOR: 6 measured best. On Zen 3 `aesenc xmm`
+//! and `vaesenc ymm` both issue every 0.5 cycles with latency 4, so 8 instructions must be in
+//! flight: 8 XMM lanes, or 8 YMM registers = 16 lanes with VAES, where one instruction does two
+//! lanes' rounds. A kernel call serves one window (every lane advances `count` blocks) with no
+//! per-block branch; states stay in registers, round keys are read as memory operands from a
+//! copy packed once per call: per lane on AES-NI, per lane pair on VAES (the two halves of a
+//! YMM key register hold two lanes' round keys), or one broadcast schedule when every lane
+//! shares the key. An odd lane count on VAES runs the last lane in both halves of its
+//! register: the duplicate computes the same values and stores them to the same place.
 
 #![allow(
     unsafe_code,
     reason = "x86 intrinsics; each unsafe block says why it is sound"
 )]
 
-use core::arch::x86_64::*;
-
-use super::lanes::{Chain, Lane, MAX_KERNEL_LANES};
-use crate::aes::BlockCipher;
 use zeroize::Zeroize;
 
-use crate::cpu::x86::{Aesni, load128, store128};
+use super::lanes::{Chain, Lane};
+use crate::aes::BlockCipher;
+use crate::aes::x86::{Schedule, broadcast};
+use crate::cpu::x86::{STRIDE, Tier, Width, load128, per_width, store128};
 
 const CBC_ENCRYPT: u8 = 0;
 const CFB_ENCRYPT: u8 = 1;
 const OFB: u8 = 2;
 const CBC_MAC: u8 = 3;
 
-/// Runs the next `count` blocks of `lanes` (at most [`MAX_KERNEL_LANES`], each with at least
-/// `count` blocks left) through the AES-NI kernel if they are all AES-NI keys of one key size;
-/// returns false otherwise, touching nothing. Does not move the lanes' positions.
+/// The most lanes one kernel call runs: [`STRIDE`] registers of two lanes on VAES.
+pub(crate) const MAX_KERNEL_LANES: usize = 2 * STRIDE;
+
+/// Runs the next `count` blocks of `lanes` (each with at least `count` blocks left) through
+/// the lane kernels if they are all x86 keys of one key size, as many calls as the tier's
+/// registers need; returns false otherwise, touching nothing. Does not move the positions.
 pub(crate) fn advance(chain: Chain, lanes: &mut [Lane<'_>], count: usize) -> bool {
-    macro_rules! lanes {
-        ($($n:literal),*) => {
-            match lanes.len() {
-                $($n => match lanes.first_chunk_mut::<$n>() {
-                    Some(group) => run(chain, group, count),
-                    None => unreachable!("a slice of length {} has a first chunk that long", $n),
-                },)*
-                0 => true,
-                _ => unreachable!("lanes::advance passes at most MAX_KERNEL_LANES lanes"),
-            }
-        };
+    let Some((tier, rounds)) = x86_kind(lanes) else {
+        return false;
+    };
+    let per_call = match tier {
+        Tier::Aesni(_) => STRIDE,
+        Tier::Vaes(_) => 2 * STRIDE,
+    };
+    for group in lanes.chunks_mut(per_call) {
+        run(tier, rounds, chain, group, count);
     }
-    const _: () = assert!(MAX_KERNEL_LANES == 8);
-    lanes!(1, 2, 3, 4, 5, 6, 7, 8)
+    true
 }
 
-/// The token, round count and each lane's round keys, if every lane is an AES-NI key with the
-/// same round count.
-fn aesni_keys<'k, const LANES: usize>(
-    lanes: &[Lane<'k>; LANES],
-) -> Option<(Aesni, usize, [&'k [__m128i; 15]; LANES])> {
+/// The tier of the first lane's key and the round count, if every lane is an x86 key with
+/// that round count. Any x86 lane's token proves what the whole group runs on.
+fn x86_kind(lanes: &[Lane<'_>]) -> Option<(Tier, usize)> {
     let BlockCipher::X86(first, tier) = lanes.first()?.cipher else {
         return None;
     };
     let rounds = first.rounds();
-    let mut keys = [first.schedule(); LANES];
-    for (key, lane) in keys.iter_mut().zip(lanes) {
-        match lane.cipher {
-            BlockCipher::X86(round_keys, _) if round_keys.rounds() == rounds => {
-                *key = round_keys.schedule();
-            }
-            _ => return None,
-        }
-    }
-    Some((tier.aesni(), rounds, keys))
+    lanes
+        .iter()
+        .all(|lane| matches!(lane.cipher, BlockCipher::X86(keys, _) if keys.rounds() == rounds))
+        .then_some((*tier, rounds))
 }
 
-fn run<const LANES: usize>(chain: Chain, lanes: &mut [Lane<'_>; LANES], count: usize) -> bool {
-    let Some((token, rounds, keys)) = aesni_keys(lanes) else {
-        return false;
+/// One kernel call over at most [`MAX_KERNEL_LANES`] lanes.
+fn run(tier: Tier, rounds: usize, chain: Chain, lanes: &mut [Lane<'_>], count: usize) {
+    let n = lanes.len();
+    let Some(BlockCipher::X86(first, _)) = lanes.first().map(|lane| lane.cipher) else {
+        unreachable!("x86_kind checked that every lane holds x86 round keys");
     };
-    let mut states = lanes.each_ref().map(|lane| lane.state);
-    let mut blocks = lanes.each_mut().map(|lane| lane.window(count));
-    let _: Aesni = token;
-    let shared = keys.iter().all(|key| core::ptr::eq(*key, keys[0]));
-    macro_rules! kernel {
-        ($mode:expr) => {
-            if shared {
-                chain_kernel::<LANES, { $mode }, true>(
-                    &keys,
-                    rounds,
-                    &mut states,
-                    &mut blocks,
-                    count,
-                )
-            } else {
-                chain_kernel::<LANES, { $mode }, false>(
-                    &keys,
-                    rounds,
-                    &mut states,
-                    &mut blocks,
-                    count,
-                )
+    let mut schedules = [first.schedule(); MAX_KERNEL_LANES];
+    // States as integers: wiping them is 16 volatile stores, not 256.
+    let mut states = [0u128; MAX_KERNEL_LANES];
+    let mut windows: [&mut [[u8; 16]]; MAX_KERNEL_LANES] = Default::default();
+    for (((schedule, state), window), lane) in schedules
+        .iter_mut()
+        .zip(&mut states)
+        .zip(&mut windows)
+        .zip(lanes.iter_mut())
+    {
+        let BlockCipher::X86(keys, _) = lane.cipher else {
+            unreachable!("x86_kind checked that every lane holds x86 round keys");
+        };
+        *schedule = keys.schedule();
+        *state = u128::from_le_bytes(lane.state());
+        *window = lane.window(count);
+    }
+    let schedules = &schedules[..n];
+    let shared = schedules.iter().all(|s| core::ptr::eq(*s, schedules[0]));
+    let lanes_per_register = match tier {
+        Tier::Aesni(_) => 1,
+        Tier::Vaes(_) => 2,
+    };
+    let job = Window {
+        schedules,
+        rounds,
+        states: &mut states[..n],
+        blocks: &mut windows[..n],
+        count,
+    };
+    macro_rules! by_registers {
+        ($($regs:literal),*) => {
+            match n.div_ceil(lanes_per_register) {
+                $($regs => by_mode::<$regs>(tier, chain, shared, job),)*
+                _ => unreachable!("a call holds at most STRIDE registers of lanes"),
             }
         };
     }
-    // SAFETY: the token proves the CPU has the features the kernel enables (every arm).
-    unsafe {
-        match chain {
-            Chain::CbcEncrypt => kernel!(CBC_ENCRYPT),
-            Chain::CfbEncrypt => kernel!(CFB_ENCRYPT),
-            Chain::Ofb => kernel!(OFB),
-            Chain::CbcMac => kernel!(CBC_MAC),
-        }
-    }
+    const _: () = assert!(STRIDE == 8);
+    by_registers!(1, 2, 3, 4, 5, 6, 7, 8);
     for (lane, state) in lanes.iter_mut().zip(&states) {
-        lane.state = *state;
+        lane.set_state(state.to_le_bytes());
     }
     states.zeroize();
-    true
 }
 
-#[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
+fn by_mode<const REGS: usize>(tier: Tier, chain: Chain, shared: bool, job: Window<'_, '_>) {
+    macro_rules! kernel {
+        ($mode:expr) => {
+            if shared {
+                lane_kernel::<REGS, { $mode }, true>(tier, job)
+            } else {
+                lane_kernel::<REGS, { $mode }, false>(tier, job)
+            }
+        };
+    }
+    match chain {
+        Chain::CbcEncrypt => kernel!(CBC_ENCRYPT),
+        Chain::CfbEncrypt => kernel!(CFB_ENCRYPT),
+        Chain::Ofb => kernel!(OFB),
+        Chain::CbcMac => kernel!(CBC_MAC),
+    }
+}
+
+/// What one kernel call advances: `n` lanes' schedules, states and windows of `count` blocks.
+struct Window<'s, 'b> {
+    schedules: &'s [&'s Schedule],
+    rounds: usize,
+    states: &'s mut [u128],
+    blocks: &'s mut [&'b mut [[u8; 16]]],
+    count: usize,
+}
+
+per_width! {
+    /// Advances every lane of `job` by its window, `REGS` registers of lanes.
+    fn lane_kernel<const REGS: usize, const MODE: u8, const SHARED_KEY: bool>(
+        job: Window<'_, '_>,
+    ) = chain_kernel;
+}
+
+#[inline(always)]
 #[allow(
     clippy::needless_range_loop,
-    reason = "the lane index addresses four parallel arrays"
+    reason = "the register index addresses parallel arrays"
 )]
-fn chain_kernel<const LANES: usize, const MODE: u8, const SHARED_KEY: bool>(
-    key_refs: &[&[__m128i; 15]; LANES],
-    rounds: usize,
-    state_bytes: &mut [[u8; 16]; LANES],
-    blocks: &mut [&mut [[u8; 16]]; LANES],
-    count: usize,
+fn chain_kernel<W: Width, const REGS: usize, const MODE: u8, const SHARED_KEY: bool>(
+    width: W,
+    job: Window<'_, '_>,
 ) {
-    // Distinct keys: copied into one stack array addressed from the stack pointer, because
-    // eight key pointers on top of eight data pointers would exhaust the general registers.
-    // One shared key: read in place through one pointer, nothing to copy or wipe.
-    let mut keys = [[_mm_setzero_si128(); 15]; LANES];
-    if !SHARED_KEY {
-        for (copy, key) in keys.iter_mut().zip(key_refs) {
-            copy[..=rounds].copy_from_slice(&key[..=rounds]);
-        }
-    }
-    let key = |l: usize, round: usize| {
-        if SHARED_KEY {
-            key_refs[0][round]
-        } else {
-            keys[l][round]
-        }
-    };
-    // Every lane's window is `count` blocks ([`Lane::window`]); saying so once lets the loop
-    // drop the bounds checks.
+    let Window {
+        schedules,
+        rounds,
+        states: lane_states,
+        blocks,
+        count,
+    } = job;
+    let n = blocks.len();
+    assert!(
+        n >= 1 && n.div_ceil(W::BLOCKS) == REGS && schedules.len() == n && lane_states.len() == n,
+        "one schedule, state and window per lane, REGS registers of them"
+    );
     assert!(
         blocks.iter().all(|lane| lane.len() == count),
         "each lane's window holds count blocks"
     );
-    let mut states = state_bytes.map(|state| load128(&state));
-    for j in 0..count {
-        let mut x = states;
-        for l in 0..LANES {
-            if MODE == CBC_ENCRYPT || MODE == CBC_MAC {
-                x[l] = _mm_xor_si128(x[l], load128(&blocks[l][j]));
-            }
-            x[l] = _mm_xor_si128(x[l], key(l, 0));
+    // Half i of register r is lane r * BLOCKS + i; past the last lane, the last lane again.
+    let lane = |r: usize, i: usize| (r * W::BLOCKS + i).min(n - 1);
+    // Each half's window as a raw pointer: a lane that fills both halves of the last register
+    // is read and written through two copies of one pointer, which two `&mut` could not be,
+    // and the loop reads no slice lengths. Taken once per lane, so that both copies derive
+    // from the same borrow.
+    let base: [*mut [u8; 16]; MAX_KERNEL_LANES] = {
+        let mut base = [core::ptr::null_mut(); MAX_KERNEL_LANES];
+        for (pointer, window) in base.iter_mut().zip(blocks.iter_mut()) {
+            *pointer = window.as_mut_ptr();
         }
-        for round in 1..rounds {
-            for l in 0..LANES {
-                x[l] = _mm_aesenc_si128(x[l], key(l, round));
-            }
+        base
+    };
+    let windows: [[*mut [u8; 16]; 2]; REGS] =
+        core::array::from_fn(|r| [base[lane(r, 0)], base[lane(r, 1)]]);
+    let load = |r: usize, j: usize| {
+        width.gather(|i| {
+            // SAFETY: `windows[r][i]` points to a window of `count` blocks (asserted above)
+            // that no reference is used for during the loop, and j < count.
+            load128(unsafe { &*windows[r][i].add(j) })
+        })
+    };
+    let store = |r: usize, j: usize, out: W::Reg| {
+        for i in 0..W::BLOCKS {
+            // SAFETY: as for `load`; both halves of a duplicated lane store the same value.
+            unsafe { *windows[r][i].add(j) = store128(width.block(out, i)) };
         }
-        for l in 0..LANES {
-            x[l] = _mm_aesenclast_si128(x[l], key(l, rounds));
-            match MODE {
-                CBC_ENCRYPT => {
-                    states[l] = x[l];
-                    blocks[l][j] = store128(x[l]);
-                }
-                CFB_ENCRYPT => {
-                    states[l] = _mm_xor_si128(load128(&blocks[l][j]), x[l]);
-                    blocks[l][j] = store128(states[l]);
-                }
-                OFB => {
-                    states[l] = x[l];
-                    blocks[l][j] = store128(_mm_xor_si128(load128(&blocks[l][j]), x[l]));
-                }
-                _ => states[l] = x[l],
+    };
+    // Shared: one schedule broadcast to every block. Distinct: each register's halves packed
+    // from their lanes' schedules, once per call.
+    let mut shared_keys = [width.zero(); 15];
+    let mut keys = [[width.zero(); 15]; REGS];
+    if SHARED_KEY {
+        shared_keys = broadcast(width, schedules[0]);
+    } else {
+        for r in 0..REGS {
+            for round in 0..=rounds {
+                keys[r][round] = width.gather(|i| schedules[lane(r, i)][round]);
             }
         }
     }
-    *state_bytes = states.map(store128);
-    if !SHARED_KEY {
+    let key = |r: usize, round: usize| {
+        if SHARED_KEY {
+            shared_keys[round]
+        } else {
+            keys[r][round]
+        }
+    };
+    // The chaining states live in `x` across blocks, so that nothing on the chain goes
+    // through memory.
+    let mut x: [W::Reg; REGS] =
+        core::array::from_fn(|r| width.gather(|i| load128(&lane_states[lane(r, i)].to_le_bytes())));
+    for j in 0..count {
+        for r in 0..REGS {
+            if MODE == CBC_ENCRYPT || MODE == CBC_MAC {
+                x[r] = width.xor(x[r], load(r, j));
+            }
+            x[r] = width.xor(x[r], key(r, 0));
+        }
+        for round in 1..rounds {
+            for r in 0..REGS {
+                x[r] = width.aesenc(x[r], key(r, round));
+            }
+        }
+        for r in 0..REGS {
+            x[r] = width.aesenclast(x[r], key(r, rounds));
+            match MODE {
+                CBC_ENCRYPT => store(r, j, x[r]),
+                CFB_ENCRYPT => {
+                    x[r] = width.xor(load(r, j), x[r]);
+                    store(r, j, x[r]);
+                }
+                OFB => store(r, j, width.xor(load(r, j), x[r])),
+                _ => {}
+            }
+        }
+    }
+    for r in 0..REGS {
+        for i in 0..W::BLOCKS {
+            lane_states[lane(r, i)] = u128::from_le_bytes(store128(width.block(x[r], i)));
+        }
+    }
+    x.zeroize();
+    if SHARED_KEY {
+        shared_keys.zeroize();
+    } else {
         keys.zeroize();
     }
 }

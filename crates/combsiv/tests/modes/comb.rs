@@ -10,14 +10,15 @@ use crate::common::{Rng, backends_under_test, hex, load_vectors};
 
 const SCHEDULES: [Schedule; 2] = [Schedule::Windows, Schedule::Greedy];
 
-/// Every schedule with 1, 3, 8 and 12 lanes; under Miri (which runs an SIMD instruction in
-/// about 0.2 ms) windows with 3 and 8 lanes: a partial kernel group and a full one (the
-/// schedules differ only in safe code).
+/// Every schedule with 1, 3, 8, 12, 16 and 19 lanes (one VAES call holds 16 lanes, an AES-NI
+/// call 8: full calls, partial ones, and odd counts that put one lane in both halves of a YMM
+/// register); under Miri (which runs an SIMD instruction in about 0.2 ms) windows with 3 and
+/// 13 lanes (the schedules differ only in safe code).
 fn engines() -> impl Iterator<Item = Comb> {
     let (schedules, lanes): (&[Schedule], &[usize]) = if cfg!(miri) {
-        (&SCHEDULES[..1], &[3, 8])
+        (&SCHEDULES[..1], &[3, 13])
     } else {
-        (&SCHEDULES, &[1, 3, 8, 12])
+        (&SCHEDULES, &[1, 3, 8, 12, 16, 19])
     };
     schedules.iter().flat_map(move |&schedule| {
         lanes
