@@ -5,8 +5,6 @@ pub(crate) mod gcm;
 pub(crate) mod gcm_siv;
 #[cfg(target_arch = "x86_64")]
 mod x86;
-#[cfg(all(target_arch = "x86_64", feature = "alloc"))]
-mod x86_batch;
 
 #[cfg(feature = "alloc")]
 use alloc::vec::Vec;

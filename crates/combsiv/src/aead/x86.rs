@@ -85,7 +85,7 @@ per_width! {
 
 /// Messages whose POLYVAL input (padded AAD, padded plaintext, length block) is at most
 /// this many blocks take the short path: everything in 128-bit registers, no table.
-pub(super) const SHORT_BLOCKS: usize = 8;
+const SHORT_BLOCKS: usize = 8;
 
 /// Whether GCM runs a message of `blocks` blocks at width 1 on any tier: one stride of XMM
 /// registers or less gains nothing from wide registers, whose broadcasts and cross-lane folds
@@ -338,7 +338,7 @@ fn open_rounds<W: Width, const ROUNDS: usize>(
 /// Section 4: the length block, bit lengths of AAD and plaintext as little-endian 64-bit
 /// integers.
 #[inline(always)]
-pub(super) fn length_block(aad_len: usize, plaintext_len: usize) -> __m128i {
+fn length_block(aad_len: usize, plaintext_len: usize) -> __m128i {
     block_from(u128::from(plaintext_len as u64 * 8) << 64 | u128::from(aad_len as u64 * 8))
 }
 
@@ -346,7 +346,7 @@ pub(super) fn length_block(aad_len: usize, plaintext_len: usize) -> __m128i {
 /// load: the stores that just wrote a nonce are usually split that way, and a load that
 /// straddles two stores cannot be forwarded from them (see also [`block_from`]).
 #[inline(always)]
-pub(super) fn nonce_value(nonce: &[u8; 12]) -> u128 {
+fn nonce_value(nonce: &[u8; 12]) -> u128 {
     let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11] = *nonce;
     let low = u64::from_le_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
     let high = u32::from_le_bytes([b8, b9, b10, b11]);
@@ -355,13 +355,13 @@ pub(super) fn nonce_value(nonce: &[u8; 12]) -> u128 {
 
 /// Bit 7 of byte 15, the bit the tag clears and the counter block sets.
 #[inline(always)]
-pub(super) fn top_bit() -> __m128i {
+fn top_bit() -> __m128i {
     block_from(1 << 127)
 }
 
 /// Section 4: the counter block is the tag with the top bit set.
 #[inline(always)]
-pub(super) fn counter_block(aesni: Aesni, tag: __m128i) -> __m128i {
+fn counter_block(aesni: Aesni, tag: __m128i) -> __m128i {
     aesni.or(tag, top_bit())
 }
 
@@ -495,7 +495,7 @@ fn encrypt_and_hash_stride<W: Width, const GHASH: bool, const ROUNDS: usize>(
 /// The stitched loop over whole strides, then the tail; returns the hash state after `last`.
 /// `GHASH` selects GCM's counter layout and block order; `HASH_OUTPUT` which side is hashed.
 #[inline(always)]
-pub(super) fn ctr_and_hash_rounds<
+fn ctr_and_hash_rounds<
     W: Width,
     const GHASH: bool,
     const HASH_OUTPUT: bool,
