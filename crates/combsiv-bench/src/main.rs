@@ -24,9 +24,10 @@ struct Options {
     only: Option<String>,
     backends: Vec<Backend>,
     json: Option<String>,
+    comb_json: Option<String>,
 }
 
-const USAGE: &str = "usage: combsiv-bench [--quick] [--only aead|comb] [--backend portable|aesni|vaes] [--json PATH]";
+const USAGE: &str = "usage: combsiv-bench [--quick] [--only aead|comb] [--backend portable|aesni|vaes] [--json PATH] [--comb-json PATH]";
 
 fn parse_options() -> Result<Options, String> {
     let mut options = Options {
@@ -34,6 +35,7 @@ fn parse_options() -> Result<Options, String> {
         only: None,
         backends: Backend::available(),
         json: None,
+        comb_json: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -51,6 +53,9 @@ fn parse_options() -> Result<Options, String> {
                 options.backends = vec![backend];
             }
             "--json" => options.json = Some(args.next().ok_or("--json needs a path")?),
+            "--comb-json" => {
+                options.comb_json = Some(args.next().ok_or("--comb-json needs a path")?);
+            }
             "--only" => {
                 let part = args.next().ok_or("--only needs aead or comb")?;
                 if part != "aead" && part != "comb" {
@@ -153,16 +158,40 @@ fn main() -> ExitCode {
         return code;
     }
     if options.only.as_deref() != Some("aead") {
-        println!(
-            "\n## The comb engine (our detected backend: {})\n",
-            Backend::detected()
-        );
-        println!(
-            "{}",
-            comb_tables::cbc_by_lanes(effort, if options.quick { 12 } else { 24 })
-        );
-        println!("{}", comb_tables::modes_table(effort));
-        println!("{}", comb_tables::siv_batch_table(effort));
+        // One column per x86 tier asked for (all that this CPU has by default).
+        let x86: Vec<Backend> = options
+            .backends
+            .iter()
+            .copied()
+            .filter(|&b| b != Backend::Portable)
+            .collect();
+        let tiers = if x86.is_empty() {
+            options.backends.clone()
+        } else {
+            x86
+        };
+        println!("\n## The comb engine\n");
+        let max_lanes = if options.quick { 8 } else { 24 };
+        let tables = [
+            comb_tables::cbc_by_lanes(effort, &tiers, max_lanes),
+            comb_tables::modes_table(effort, &tiers),
+            comb_tables::siv_batch_table(effort, &tiers),
+        ];
+        for table in &tables {
+            println!("{}", table.markdown);
+        }
+        if let Some(path) = &options.comb_json {
+            let rows: Vec<&serde_json::Value> = tables.iter().flat_map(|t| &t.rows).collect();
+            let document =
+                serde_json::json!({"tsc_hz": tsc_hz, "repeats": effort.repeats, "rows": rows});
+            let text = serde_json::to_string_pretty(&document).unwrap_or_default();
+            if let Err(error) = std::fs::write(path, text) {
+                eprintln!(
+                    "combsiv-bench: cannot write {path}: {error}\ncheck that the directory exists and is writable"
+                );
+                return ExitCode::from(3);
+            }
+        }
     }
     ExitCode::SUCCESS
 }

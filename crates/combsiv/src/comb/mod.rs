@@ -136,14 +136,19 @@ impl Default for Comb {
     }
 }
 
-/// Lanes per group by backend, from the measured curve (`combsiv-bench`, table (a)). On the
-/// Cascade Lake measured, CBC at 2 KiB improves up to 6 lanes (0.57 TSC c/B, 5.9x sequential;
-/// AESENC latency 4 x one per cycle, plus the chaining XOR) and gets slower beyond, where the
-/// kernel runs out of registers; the mix is flat from 4 to 8. The portable backend delegates
-/// to a cipher with its own batching, so its lanes only bound the group size.
+/// Lanes per group by backend: the comb paper's P = latency x throughput, in blocks. On Zen 3
+/// AESENC (XMM) and VAESENC (YMM) both issue every 0.5 cycles with latency 4, so 8
+/// instructions must be in flight: 8 lanes on AES-NI, 16 on VAES (two per register). The
+/// measured curve (`combsiv-bench`, table (a)) agrees: CBC at 2 KiB improves up to 8 and 16
+/// lanes and not beyond, where a second kernel call per window adds cost without adding
+/// parallelism. (Cascade Lake, one AESENC per cycle, measured best at 6 with the earlier
+/// kernel, which spilled its states at 8.) The portable backend delegates to a cipher with
+/// its own batching, so its lanes only bound the group size.
 fn default_lanes(backend: Backend) -> usize {
     match backend {
-        Backend::Portable | Backend::Aesni | Backend::Vaes => 6,
+        Backend::Portable => 6,
+        Backend::Aesni => 8,
+        Backend::Vaes => 16,
     }
 }
 
@@ -151,6 +156,12 @@ impl Comb {
     /// An engine with the lane count measured best for the detected backend.
     pub fn new() -> Comb {
         Comb::with_lanes(default_lanes(Backend::detected()))
+    }
+
+    /// An engine with the lane count measured best for `backend`, for keys made with
+    /// [`Aes::with_backend`].
+    pub fn for_backend(backend: Backend) -> Comb {
+        Comb::with_lanes(default_lanes(backend))
     }
 
     /// An engine with `lanes` messages in flight per group (at least 1).
