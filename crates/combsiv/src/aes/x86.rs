@@ -385,6 +385,14 @@ fn xor_registers<W: Width, const BIG_ENDIAN: bool, const ROUNDS: usize, const N:
     }
 }
 
+/// Reverses bytes 12..16 of every block: between a big-endian 32-bit counter (GCM, CCM) and a
+/// native lane that one vector add increments (its own inverse).
+#[inline(always)]
+pub(crate) fn swap_last_word<W: Width>(width: W, block: W::Reg) -> W::Reg {
+    let indices = load128(&[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 15, 14, 13, 12]);
+    width.shuffle_bytes(block, width.broadcast(indices))
+}
+
 /// A 32-bit counter in registers of width `W`, block i of the next register holding the
 /// counter plus i.
 ///
@@ -413,8 +421,7 @@ impl<W: Width, const BIG_ENDIAN: bool> Counter<W, BIG_ENDIAN> {
     #[inline(always)]
     fn swap<V: Width>(width: V, block: V::Reg) -> V::Reg {
         if BIG_ENDIAN {
-            let swap_last_word = load128(&[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 15, 14, 13, 12]);
-            width.shuffle_bytes(block, width.broadcast(swap_last_word))
+            swap_last_word(width, block)
         } else {
             block
         }

@@ -318,14 +318,68 @@ impl Comb {
 
     /// CCM-encrypts every job and writes its tag. Nonce and length errors are reported before
     /// any work.
+    ///
+    /// Each lane runs a message's CBC-MAC and its counter mode in one round loop
+    /// ([`Chain::CcmSeal`]): the counter block's AES does not depend on the chain, so it
+    /// fills the chained block's latency and a block costs about one chained AES plus one
+    /// parallel AES. Lanes carry two blocks each, so half as many fill the pipeline.
     pub fn ccm_seal(&mut self, jobs: &mut [CcmJob<'_>]) -> Result<(), Error> {
         for job in jobs.iter() {
             job.ccm.check(job.nonce, job.data.len())?;
         }
-        let macs = self.ccm_macs(jobs);
-        for (job, &mac) in jobs.iter_mut().zip(macs.iter()) {
-            job.tag = job.ccm.encrypt_tag(job.nonce, mac);
-            job.ccm.apply_payload_keystream(job.nonce, job.data);
+        let sizes: Vec<usize> = jobs
+            .iter()
+            .map(|j| j.ccm.mac_input_blocks(j.aad.len(), j.data.len()))
+            .collect();
+        // The lanes step a 32-bit counter; a message of 2^32 blocks or more (64 GiB) takes
+        // the single-message path, which carries into the upper bytes.
+        let interleaved = |size: usize| (size as u64) >> 32 == 0;
+        for (job, _) in jobs
+            .iter_mut()
+            .zip(&sizes)
+            .filter(|(_, s)| !interleaved(**s))
+        {
+            job.tag = job
+                .ccm
+                .encrypt_in_place_detached(job.nonce, job.aad, job.data)?;
+        }
+        let total: usize = sizes.iter().filter(|s| interleaved(**s)).sum();
+        let settings = (self.schedule, self.lanes.div_ceil(2), &mut self.stats);
+        let scratch = Scratch::zeroed(&mut self.scratch, total);
+        let mut lanes = Vec::with_capacity(jobs.len());
+        // Each job's last header block before the run: the run XORs S0 into it (below).
+        let mut last_headers = Zeroizing::new(alloc::vec![[0u8; 16]; jobs.len()]);
+        let mut rest = &mut *scratch.blocks;
+        for (job, (j, &size)) in jobs.iter().zip(&sizes).enumerate() {
+            if !interleaved(size) {
+                continue;
+            }
+            let (blocks, after) = rest.split_at_mut(size);
+            rest = after;
+            j.ccm.write_mac_input(j.nonce, j.aad, j.data, blocks);
+            // Block k of the MAC input meets counter k - (header blocks - 1): the first
+            // payload block counter 1, the last header block (B0 or the last AAD block)
+            // counter 0, whose keystream is the tag mask S0. The other header blocks get
+            // keystream too, dropped with the scratch: one AES each, against one more call
+            // per message to compute S0 apart.
+            let header = size - j.data.len().div_ceil(16);
+            last_headers[job] = blocks[header - 1];
+            let counter = j.ccm.counter_block_before(j.nonce, header - 1);
+            lanes.push(Lane::new(j.ccm.cipher(), [0; 16], blocks, job).with_counter(counter));
+        }
+        Comb::run(settings, Chain::CcmSeal, &mut lanes);
+        for lane in &lanes {
+            let job = &mut jobs[lane.job];
+            let (header, payload) = lane
+                .blocks
+                .split_at(lane.blocks.len() - job.data.len().div_ceil(16));
+            job.data
+                .copy_from_slice(&payload.as_flattened()[..job.data.len()]);
+            // Whole-block XOR: a byte loop here stalled the next 16-byte load on store
+            // forwarding (13 % of 64-byte CCM in a profile).
+            let before = u128::from_le_bytes(last_headers[lane.job]);
+            let after = u128::from_le_bytes(header[header.len() - 1]);
+            job.tag = job.ccm.masked_tag(lane.state(), before ^ after);
         }
         Ok(())
     }

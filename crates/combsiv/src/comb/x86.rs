@@ -17,6 +17,11 @@
 //! YMM key register hold two lanes' round keys), or one broadcast schedule when every lane
 //! shares the key. An odd lane count on VAES runs the last lane in both halves of its
 //! register: the duplicate computes the same values and stores them to the same place.
+//!
+//! CCM sealing runs two blocks per lane and step, the chained CBC-MAC block and the independent
+//! counter block, through the same round keys: 8 lanes on VAES already keep 8 YMM states in
+//! flight (measured: 8 lanes 0.46 TSC c/B at 2 KiB on Zen 4, 16 lanes 0.59, where 16 states
+//! no longer fit the 16 YMM registers next to the loads).
 
 #![allow(
     unsafe_code,
@@ -27,13 +32,14 @@ use zeroize::Zeroize;
 
 use super::lanes::{Chain, Lane};
 use crate::aes::BlockCipher;
-use crate::aes::x86::{Schedule, broadcast};
+use crate::aes::x86::{Schedule, broadcast, swap_last_word};
 use crate::cpu::x86::{STRIDE, Tier, Width, load128, per_width, store128};
 
 const CBC_ENCRYPT: u8 = 0;
 const CFB_ENCRYPT: u8 = 1;
 const OFB: u8 = 2;
 const CBC_MAC: u8 = 3;
+const CCM_SEAL: u8 = 4;
 
 /// The most lanes one kernel call runs: [`STRIDE`] registers of two lanes on VAES.
 pub(crate) const MAX_KERNEL_LANES: usize = 2 * STRIDE;
@@ -80,10 +86,12 @@ fn run(tier: Tier, rounds: usize, chain: Chain, lanes: &mut [Lane<'_>], count: u
     let mut schedules = [first.schedule(); MAX_KERNEL_LANES];
     // States as integers: wiping them is 16 volatile stores, not 256.
     let mut states = [0u128; MAX_KERNEL_LANES];
+    let mut counters = [0u128; MAX_KERNEL_LANES];
     let mut windows: [&mut [[u8; 16]]; MAX_KERNEL_LANES] = Default::default();
-    for (((schedule, state), window), lane) in schedules
+    for ((((schedule, state), counter), window), lane) in schedules
         .iter_mut()
         .zip(&mut states)
+        .zip(&mut counters)
         .zip(&mut windows)
         .zip(lanes.iter_mut())
     {
@@ -92,6 +100,7 @@ fn run(tier: Tier, rounds: usize, chain: Chain, lanes: &mut [Lane<'_>], count: u
         };
         *schedule = keys.schedule();
         *state = u128::from_le_bytes(lane.state());
+        *counter = u128::from_le_bytes(lane.counter());
         *window = lane.window(count);
     }
     let schedules = &schedules[..n];
@@ -104,6 +113,7 @@ fn run(tier: Tier, rounds: usize, chain: Chain, lanes: &mut [Lane<'_>], count: u
         schedules,
         rounds,
         states: &mut states[..n],
+        counters: &mut counters[..n],
         blocks: &mut windows[..n],
         count,
     };
@@ -117,8 +127,9 @@ fn run(tier: Tier, rounds: usize, chain: Chain, lanes: &mut [Lane<'_>], count: u
     }
     const _: () = assert!(STRIDE == 8);
     by_registers!(1, 2, 3, 4, 5, 6, 7, 8);
-    for (lane, state) in lanes.iter_mut().zip(&states) {
+    for ((lane, state), counter) in lanes.iter_mut().zip(&states).zip(&counters) {
         lane.set_state(state.to_le_bytes());
+        lane.set_counter(counter.to_le_bytes());
     }
     states.zeroize();
 }
@@ -138,14 +149,17 @@ fn by_mode<const REGS: usize>(tier: Tier, chain: Chain, shared: bool, job: Windo
         Chain::CfbEncrypt => kernel!(CFB_ENCRYPT),
         Chain::Ofb => kernel!(OFB),
         Chain::CbcMac => kernel!(CBC_MAC),
+        Chain::CcmSeal => kernel!(CCM_SEAL),
     }
 }
 
-/// What one kernel call advances: `n` lanes' schedules, states and windows of `count` blocks.
+/// What one kernel call advances: `n` lanes' schedules, states, counters (CCM) and windows
+/// of `count` blocks.
 struct Window<'s, 'b> {
     schedules: &'s [&'s Schedule],
     rounds: usize,
     states: &'s mut [u128],
+    counters: &'s mut [u128],
     blocks: &'s mut [&'b mut [[u8; 16]]],
     count: usize,
 }
@@ -170,6 +184,7 @@ fn chain_kernel<W: Width, const REGS: usize, const MODE: u8, const SHARED_KEY: b
         schedules,
         rounds,
         states: lane_states,
+        counters: lane_counters,
         blocks,
         count,
     } = job;
@@ -234,16 +249,37 @@ fn chain_kernel<W: Width, const REGS: usize, const MODE: u8, const SHARED_KEY: b
     // through memory.
     let mut x: [W::Reg; REGS] =
         core::array::from_fn(|r| width.gather(|i| load128(&lane_states[lane(r, i)].to_le_bytes())));
+    // CCM: each lane's counter with its last word byte-swapped, so that one vector add steps
+    // every lane; `keystream` holds the counter blocks on their way through the rounds.
+    let ccm = MODE == CCM_SEAL;
+    // (A loop, not `array::from_fn`: a closure compiled apart from this function's target
+    // features called the byte shuffle out of line, 4 % of 64-byte CCM in a profile.)
+    let mut counter = [width.zero(); REGS];
+    if ccm {
+        for r in 0..REGS {
+            let native = width.gather(|i| load128(&lane_counters[lane(r, i)].to_le_bytes()));
+            counter[r] = swap_last_word(width, native);
+        }
+    }
+    let one = width.broadcast(load128(&(1u128 << 96).to_le_bytes()));
+    let mut keystream = [width.zero(); REGS];
     for j in 0..count {
         for r in 0..REGS {
-            if MODE == CBC_ENCRYPT || MODE == CBC_MAC {
+            if MODE == CBC_ENCRYPT || MODE == CBC_MAC || ccm {
                 x[r] = width.xor(x[r], load(r, j));
             }
             x[r] = width.xor(x[r], key(r, 0));
+            if ccm {
+                keystream[r] = width.xor(swap_last_word(width, counter[r]), key(r, 0));
+                counter[r] = width.add32(counter[r], one);
+            }
         }
         for round in 1..rounds {
             for r in 0..REGS {
                 x[r] = width.aesenc(x[r], key(r, round));
+                if ccm {
+                    keystream[r] = width.aesenc(keystream[r], key(r, round));
+                }
             }
         }
         for r in 0..REGS {
@@ -255,16 +291,25 @@ fn chain_kernel<W: Width, const REGS: usize, const MODE: u8, const SHARED_KEY: b
                     store(r, j, x[r]);
                 }
                 OFB => store(r, j, width.xor(load(r, j), x[r])),
+                CCM_SEAL => {
+                    keystream[r] = width.aesenclast(keystream[r], key(r, rounds));
+                    store(r, j, width.xor(load(r, j), keystream[r]));
+                }
                 _ => {}
             }
         }
     }
     for r in 0..REGS {
+        let native = swap_last_word(width, counter[r]);
         for i in 0..W::BLOCKS {
             lane_states[lane(r, i)] = u128::from_le_bytes(store128(width.block(x[r], i)));
+            if ccm {
+                lane_counters[lane(r, i)] = u128::from_le_bytes(store128(width.block(native, i)));
+            }
         }
     }
     x.zeroize();
+    keystream.zeroize();
     if SHARED_KEY {
         shared_keys.zeroize();
     } else {
