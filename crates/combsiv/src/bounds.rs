@@ -8,21 +8,28 @@
 //!
 //! # The terms
 //!
-//! With N distinct nonces, Q messages per nonce, messages of at most 2^m blocks (16 bytes) and
-//! Bmax = Q * 2^m blocks encrypted under any one nonce:
+//! With N distinct nonces, Q messages per nonce, messages of at most L blocks (16 bytes),
+//! m = ceil(log2(L + 1)) (the paper's messages have at most 2^m - 1 blocks) and Bmax = Q * L
+//! blocks encrypted under any one nonce:
 //!
 //! | term | formula | what it pays for |
 //! |---|---|---|
 //! | key derivation | 3N / 2^96 | the per-nonce keys are AES outputs, not random keys |
 //! | per-nonce keys | N * Bmax^2 / 2^129 | AES-CTR and POLYVAL under each derived key: a birthday bound over the blocks one nonce encrypts |
-//! | repeated nonces | N * Q^2 / 2^(126 - m) | two messages under one nonce whose synthetic IVs collide |
+//! | repeated nonces | N * Q^2 / 2^(126 - m) | two different messages under one nonce whose tags (synthetic IVs) collide: they share a keystream, so this event breaks confidentiality outright, not just by a distinguishing margin |
 //!
 //! The per-nonce term dominates almost always: it is quadratic in the blocks one nonce
 //! encrypts, so long messages or heavy nonce reuse exhaust it first. The repeated-nonce term
 //! matters only for very short messages repeated under one nonce. The key-derivation term is
 //! what finally limits the *number* of nonces (about 2^62). With random 96-bit nonces
 //! (section 6.2) the repeated-nonce term disappears (a random nonce repeats at most a few
-//! times) and Bmax is taken as 8 * 2^m, the reading that reproduces the paper's Table 2.
+//! times) and Bmax is taken as 8 * L, the reading that reproduces the paper's Table 2.
+//!
+//! Assumptions of every figure here: no forgery attempts are counted (each decryption
+//! query an adversary makes adds to the bound), there is no associated data (AAD adds to
+//! the blocks POLYVAL hashes), and every message has the full length L. A profile whose
+//! messages exceed RFC 8452's limit of 2^36 bytes (2^32 blocks) is outside the scheme:
+//! [`Bound::within`] is false for it whatever the terms say.
 //!
 //! For comparison, AES-GCM with random 96-bit nonces is limited by nonce collisions
 //! (M^2 / 2^97 for M messages): about 2^32 messages in total, whatever their length.
@@ -30,15 +37,15 @@
 //! # The published tables
 //!
 //! [`NONCE_TABLE`] and [`RANDOM_NONCE_TABLE`] are the usage-bounds tables of the AES-GCM-SIV
-//! web page (Gueron, Langley, Lindell). [`page_max_blocks_nonce`] and
-//! [`page_max_blocks_random`] recompute their last column from the formulas. The extracted
-//! seed text is ambiguous about which terms the page bounded, and the reading that
-//! reproduces it is: rows with one fixed nonce bound the per-nonce and repeated-nonce terms;
-//! rows with many nonces bound **only the repeated-nonce term**; random-nonce rows bound only
-//! the per-nonce term (Bmax = 8 * 2^m). The key-derivation term is left out everywhere. Under
-//! the full bound (every term, as [`gcm_siv_nonce_based`] computes it), the many-nonce rows
-//! are far beyond 2^-32 (2^7 for 2^32 nonces, 2^10 repeats, 2^42-block messages): treat those
-//! rows of the page as wrong, and use the calculator.
+//! web page (Gueron, Langley, Lindell), which states every row to be within 2^-32. Checked
+//! against the formula above (the tests do), the random-nonce rows hold in the per-nonce term
+//! (2^-33 each; the last fails by the key-derivation term, 2^-30.4 at 2^64 messages),
+//! but the many-nonce rows omit the dominant per-nonce term: 2^64 nonces x 2^10 repeats x
+//! 2^10 blocks is 2^-25 (the paper's own Table 2 says the same), and 2^32 x 2^10 x 2^42 is
+//! 2^7. Their repeated-nonce term is exactly 2^-32 only with m = log2(L); messages of L =
+//! 2^k blocks need m = k + 1, which makes it 2^-31. The last fixed-nonce row is exactly at
+//! the limit (2^-33 + 2^-33). Five rows also allow messages of 2^34 to
+//! 2^56 blocks, beyond the 2^32-block limit of RFC 8452. Use the calculator, not the rows.
 //!
 //! ```
 //! use combsiv::bounds::{NonceProfile, gcm_siv_nonce_based};
@@ -59,6 +66,9 @@ use alloc::vec::Vec;
 /// log2 of the default advantage limit, 2^-32 (NIST's customary ceiling).
 pub const DEFAULT_LIMIT_LOG2: f64 = -32.0;
 
+/// RFC 8452's longest plaintext, 2^36 bytes, in 16-byte blocks.
+pub const MAX_MESSAGE_BLOCKS: f64 = 4_294_967_296.0;
+
 /// One term of an advantage bound.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Term {
@@ -74,6 +84,7 @@ pub struct Term {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Bound {
     terms: Vec<Term>,
+    over_length_limit: bool,
 }
 
 impl Bound {
@@ -94,9 +105,16 @@ impl Bound {
         self.terms.iter().max_by(|a, b| a.log2.total_cmp(&b.log2))
     }
 
-    /// Whether the bound is at most 2^`limit_log2`.
+    /// Whether the profile's messages are longer than RFC 8452 allows
+    /// ([`MAX_MESSAGE_BLOCKS`]): then no bound applies.
+    pub fn exceeds_length_limit(&self) -> bool {
+        self.over_length_limit
+    }
+
+    /// Whether the bound is at most 2^`limit_log2` and the messages are within RFC 8452's
+    /// length limit.
     pub fn within(&self, limit_log2: f64) -> bool {
-        self.log2() <= limit_log2
+        !self.over_length_limit && self.log2() <= limit_log2
     }
 }
 
@@ -130,9 +148,26 @@ fn log2_count(count: f64) -> f64 {
     count.max(1.0).log2()
 }
 
-const KEY_DERIVATION: &str = "key derivation";
-const PER_NONCE_KEYS: &str = "per-nonce keys";
-const REPEATED_NONCES: &str = "repeated nonces";
+/// m = ceil(log2(L + 1)) for messages of at most L blocks: the paper bounds messages of at
+/// most 2^m - 1 blocks.
+fn length_exponent(max_blocks: f64) -> f64 {
+    // ceil(log2(L + 1)) is the bit length of L. In integers where L fits: in floating point,
+    // log2(2^50 + 1) rounds to exactly 50.
+    let blocks = max_blocks.max(1.0).floor();
+    if blocks < 18_446_744_073_709_551_616.0 {
+        f64::from(u64::BITS - (blocks as u64).leading_zeros())
+    } else {
+        blocks.log2().floor() + 1.0
+    }
+}
+
+/// Name of the key-derivation term.
+pub const KEY_DERIVATION: &str = "key derivation";
+/// Name of the per-nonce-keys term.
+pub const PER_NONCE_KEYS: &str = "per-nonce keys";
+/// Name of the repeated-nonce term: the one whose event (two messages under one nonce with
+/// the same tag) breaks confidentiality outright.
+pub const REPEATED_NONCES: &str = "repeated nonces";
 
 /// 3N / 2^96, for N = 2^`n` nonces.
 fn key_derivation(n: f64) -> Term {
@@ -156,17 +191,19 @@ fn per_nonce_keys(n: f64, bmax: f64, formula: &'static str) -> Term {
 pub fn gcm_siv_nonce_based(profile: &NonceProfile) -> Bound {
     let n = log2_count(profile.nonces);
     let q = log2_count(profile.per_nonce);
-    let m = log2_count(profile.max_blocks);
+    let l = log2_count(profile.max_blocks);
+    let m = length_exponent(profile.max_blocks);
     Bound {
         terms: vec![
             key_derivation(n),
-            per_nonce_keys(n, q + m, "N * Bmax^2 / 2^129, Bmax = Q * 2^m"),
+            per_nonce_keys(n, q + l, "N * Bmax^2 / 2^129, Bmax = Q * L"),
             Term {
                 name: REPEATED_NONCES,
                 formula: "N * Q^2 / 2^(126 - m)",
                 log2: n + 2.0 * q + m - 126.0,
             },
         ],
+        over_length_limit: profile.max_blocks > MAX_MESSAGE_BLOCKS,
     }
 }
 
@@ -177,16 +214,17 @@ const RANDOM_NONCE_REPEATS_LOG2: f64 = 3.0;
 /// AES-GCM-SIV with random 96-bit nonces (section 6.2, the paper's Theorem 6.4).
 pub fn gcm_siv_random_nonces(profile: &RandomNonceProfile) -> Bound {
     let n = log2_count(profile.messages);
-    let m = log2_count(profile.max_blocks);
+    let l = log2_count(profile.max_blocks);
     Bound {
         terms: vec![
             key_derivation(n),
             per_nonce_keys(
                 n,
-                RANDOM_NONCE_REPEATS_LOG2 + m,
-                "N * Bmax^2 / 2^129, Bmax = 8 * 2^m",
+                RANDOM_NONCE_REPEATS_LOG2 + l,
+                "N * Bmax^2 / 2^129, Bmax = 8 * L",
             ),
         ],
+        over_length_limit: profile.max_blocks > MAX_MESSAGE_BLOCKS,
     }
 }
 
@@ -208,6 +246,8 @@ pub fn gcm_random_nonces(messages: f64, max_blocks: f64) -> Bound {
                 log2: 2.0 * sigma - 129.0,
             },
         ],
+        // SP 800-38D's plaintext limit, 2^39 - 256 bits: just under 2^32 blocks.
+        over_length_limit: max_blocks > MAX_MESSAGE_BLOCKS - 2.0,
     }
 }
 
@@ -223,8 +263,8 @@ pub struct NonceRow {
     pub max_blocks: u32,
 }
 
-/// The nonce-based usage-bounds table of the AES-GCM-SIV web page (seed 003), all within
-/// 2^-32 by the page's account.
+/// The nonce-based usage-bounds table of the AES-GCM-SIV web page, all within 2^-32 by the
+/// page's account (see the module documentation for what the formula says).
 pub const NONCE_TABLE: [NonceRow; 12] = {
     const fn row(nonces: u32, per_nonce: u32, max_blocks: u32) -> NonceRow {
         NonceRow {
@@ -261,47 +301,7 @@ fn pow2(exponent: u32) -> f64 {
     f64::from(exponent).exp2()
 }
 
-/// The web page's reading of the nonce-based bound (see the module documentation): the
-/// largest power-of-two message length, in blocks, for `2^nonces` nonces each repeated
-/// `2^per_nonce` times.
-pub fn page_max_blocks_nonce(nonces: u32, per_nonce: u32, limit_log2: f64) -> Option<u32> {
-    largest_exponent(limit_log2, |m| {
-        let full = gcm_siv_nonce_based(&NonceProfile {
-            nonces: pow2(nonces),
-            per_nonce: pow2(per_nonce),
-            max_blocks: pow2(m),
-        });
-        let counted = |term: &&Term| match term.name {
-            REPEATED_NONCES => true,
-            PER_NONCE_KEYS => nonces == 0,
-            _ => false,
-        };
-        Bound {
-            terms: full.terms().iter().filter(counted).copied().collect(),
-        }
-    })
-}
-
-/// The web page's reading of the random-nonce bound: the largest power-of-two message
-/// length, in blocks, for `2^messages` messages.
-pub fn page_max_blocks_random(messages: u32, limit_log2: f64) -> Option<u32> {
-    largest_exponent(limit_log2, |m| {
-        let full = gcm_siv_random_nonces(&RandomNonceProfile {
-            messages: pow2(messages),
-            max_blocks: pow2(m),
-        });
-        Bound {
-            terms: full
-                .terms()
-                .iter()
-                .filter(|term| term.name == PER_NONCE_KEYS)
-                .copied()
-                .collect(),
-        }
-    })
-}
-
-/// The largest power-of-two message length (log2, in blocks) the **full** nonce-based bound
+/// The largest power-of-two message length (log2, in blocks) the full nonce-based bound
 /// allows for `2^nonces` nonces repeated `2^per_nonce` times; `None` if not even one block.
 pub fn max_blocks_nonce(nonces: u32, per_nonce: u32, limit_log2: f64) -> Option<u32> {
     largest_exponent(limit_log2, |m| {
@@ -313,7 +313,7 @@ pub fn max_blocks_nonce(nonces: u32, per_nonce: u32, limit_log2: f64) -> Option<
     })
 }
 
-/// The largest power-of-two message length (log2, in blocks) the **full** random-nonce bound
+/// The largest power-of-two message length (log2, in blocks) the full random-nonce bound
 /// allows for `2^messages` messages; `None` if not even one block.
 pub fn max_blocks_random(messages: u32, limit_log2: f64) -> Option<u32> {
     largest_exponent(limit_log2, |m| {
@@ -328,16 +328,102 @@ pub fn max_blocks_random(messages: u32, limit_log2: f64) -> Option<u32> {
 mod tests {
     use super::*;
 
+    /// Every published row against the formula, values worked out by hand: the fixed-nonce
+    /// rows hold (the third exactly at 2^-32); the many-nonce rows fail by the per-nonce term and, with m = log2(L) + 1, by
+    /// the repeated-nonce term alone (2^-31); five rows exceed RFC 8452's message length.
     #[test]
-    fn the_page_reading_reproduces_the_published_tables() {
-        for row in NONCE_TABLE {
-            let reproduced = page_max_blocks_nonce(row.nonces, row.per_nonce, DEFAULT_LIMIT_LOG2);
-            assert_eq!(reproduced, Some(row.max_blocks), "{row:?}");
+    fn the_published_rows_against_the_formula() {
+        // (nonces, repeats, blocks) -> (per-nonce term, repeated-nonce term, within 2^-32)
+        let expected = [
+            ((32, 10, 42), (7.0, -31.0, false)),
+            ((48, 10, 26), (-9.0, -31.0, false)),
+            ((64, 10, 10), (-25.0, -31.0, false)),
+            ((32, 6, 50), (15.0, -31.0, false)),
+            ((48, 6, 34), (-1.0, -31.0, false)),
+            ((64, 6, 18), (-17.0, -31.0, false)),
+            ((32, 3, 56), (21.0, -31.0, false)),
+            ((48, 3, 40), (5.0, -31.0, false)),
+            ((64, 3, 24), (-11.0, -31.0, false)),
+            ((0, 32, 16), (-33.0, -45.0, true)),
+            ((0, 38, 10), (-33.0, -39.0, true)),
+            ((0, 44, 4), (-33.0, -33.0, true)),
+        ];
+        for (row, ((nonces, per_nonce, max_blocks), (per_key, repeated, within))) in
+            NONCE_TABLE.iter().zip(expected)
+        {
+            assert_eq!(
+                (row.nonces, row.per_nonce, row.max_blocks),
+                (nonces, per_nonce, max_blocks)
+            );
+            let bound = gcm_siv_nonce_based(&NonceProfile {
+                nonces: pow2(nonces),
+                per_nonce: pow2(per_nonce),
+                max_blocks: pow2(max_blocks),
+            });
+            let log2 = |name| {
+                bound
+                    .terms()
+                    .iter()
+                    .find(|t| t.name == name)
+                    .map(|t| t.log2)
+            };
+            assert_eq!(log2(PER_NONCE_KEYS), Some(per_key), "{row:?}");
+            assert_eq!(log2(REPEATED_NONCES), Some(repeated), "{row:?}");
+            assert_eq!(bound.within(DEFAULT_LIMIT_LOG2), within, "{row:?}");
+            assert_eq!(bound.exceeds_length_limit(), max_blocks > 32, "{row:?}");
         }
-        for (messages, max_blocks) in RANDOM_NONCE_TABLE {
-            let reproduced = page_max_blocks_random(messages, DEFAULT_LIMIT_LOG2);
-            assert_eq!(reproduced, Some(max_blocks), "2^{messages} random nonces");
+        // The last fixed-nonce row is 2^-33 + 2^-33 = 2^-32 exactly at the limit (its 3/2^96
+        // key-derivation term is below double precision there).
+        let last = gcm_siv_nonce_based(&NonceProfile {
+            nonces: 1.0,
+            per_nonce: pow2(44),
+            max_blocks: pow2(4),
+        });
+        assert_eq!(last.log2(), -32.0);
+        // Random nonces: 2^-33 in the per-nonce term on every row; the key-derivation term
+        // 3 * 2^64 / 2^96 = 2^-30.4 sinks the last.
+        for ((messages, max_blocks), within) in
+            RANDOM_NONCE_TABLE.into_iter().zip([true, true, false])
+        {
+            let bound = gcm_siv_random_nonces(&RandomNonceProfile {
+                messages: pow2(messages),
+                max_blocks: pow2(max_blocks),
+            });
+            assert_eq!(bound.terms()[1].log2, -33.0);
+            assert_eq!(bound.within(DEFAULT_LIMIT_LOG2), within);
         }
+    }
+
+    #[test]
+    fn m_counts_the_blocks_plus_one() {
+        assert_eq!(length_exponent(1.0), 1.0);
+        assert_eq!(length_exponent(3.0), 2.0);
+        assert_eq!(length_exponent(4.0), 3.0);
+        assert_eq!(length_exponent(pow2(16) - 1.0), 16.0);
+        assert_eq!(length_exponent(pow2(16)), 17.0);
+        assert_eq!(length_exponent(pow2(50)), 51.0);
+        assert_eq!(length_exponent(pow2(50) - 1.0), 50.0);
+        assert_eq!(length_exponent(pow2(70)), 71.0);
+    }
+
+    #[test]
+    fn messages_over_the_rfc_limit_are_never_within() {
+        let profile = |max_blocks| NonceProfile {
+            nonces: 1.0,
+            per_nonce: 1.0,
+            max_blocks,
+        };
+        let at_limit = gcm_siv_nonce_based(&profile(MAX_MESSAGE_BLOCKS));
+        assert!(!at_limit.exceeds_length_limit() && at_limit.within(DEFAULT_LIMIT_LOG2));
+        let over = gcm_siv_nonce_based(&profile(pow2(40)));
+        assert!(over.exceeds_length_limit());
+        assert!(over.log2() < DEFAULT_LIMIT_LOG2 && !over.within(DEFAULT_LIMIT_LOG2));
+        let random = gcm_siv_random_nonces(&RandomNonceProfile {
+            messages: 1.0,
+            max_blocks: pow2(33),
+        });
+        assert!(!random.within(DEFAULT_LIMIT_LOG2));
+        assert_eq!(max_blocks_nonce(0, 0, DEFAULT_LIMIT_LOG2), Some(32));
     }
 
     #[test]
@@ -391,6 +477,7 @@ mod tests {
     #[test]
     fn sums_add_in_the_linear_domain() {
         let bound = Bound {
+            over_length_limit: false,
             terms: vec![
                 Term {
                     name: "a",

@@ -319,10 +319,9 @@ impl Comb {
     /// CCM-encrypts every job and writes its tag. Nonce and length errors are reported before
     /// any work.
     ///
-    /// Each lane runs a message's CBC-MAC and its counter mode in one round loop
-    /// ([`Chain::CcmSeal`]): the counter block's AES does not depend on the chain, so it
-    /// fills the chained block's latency and a block costs about one chained AES plus one
-    /// parallel AES. Lanes carry two blocks each, so half as many fill the pipeline.
+    /// Each lane runs a message's CBC-MAC and its counter mode in one round loop: the counter
+    /// block's AES does not depend on the chain, so it fills the chained block's latency and a
+    /// block costs about one chained AES plus one parallel AES. Lanes carry two blocks each, so half as many fill the pipeline.
     pub fn ccm_seal(&mut self, jobs: &mut [CcmJob<'_>]) -> Result<(), Error> {
         for job in jobs.iter() {
             job.ccm.check(job.nonce, job.data.len())?;
