@@ -2,7 +2,7 @@
 //! stretched with Argon2id.
 
 use std::fs::{self, OpenOptions};
-use std::io::{IsTerminal, Write};
+use std::io::{IsTerminal, Read, Write};
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -114,11 +114,37 @@ pub fn keygen(path: Option<&Path>) -> Result<(), Failure> {
     }
 }
 
+/// The most a key file may hold (a key is 64 hex digits plus comments): `-k /dev/zero` or a
+/// mistaken multi-gigabyte path fails at once instead of filling memory.
+const MAX_KEY_FILE: u64 = 4096;
+/// The most a passphrase file may hold.
+const MAX_PASSPHRASE_FILE: u64 = 64 * 1024;
+
+/// The whole of a small text file, read with a size limit.
+fn read_small(path: &Path, limit: u64, what: &str) -> Result<Zeroizing<String>, Failure> {
+    let context = || format!("cannot read {what} {}", path.display());
+    let file = fs::File::open(path).map_err(|e| Failure::io(context(), &e))?;
+    let mut bytes = Zeroizing::new(Vec::new());
+    file.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Failure::io(context(), &e))?;
+    if bytes.len() as u64 > limit {
+        return Err(Failure::usage(
+            format!("{what} {} is longer than {limit} bytes", path.display()),
+            format!("a {what} is a short text file"),
+        ));
+    }
+    let text = std::str::from_utf8(&bytes).map_err(|_| {
+        Failure::usage(
+            format!("{what} {} is not UTF-8 text", path.display()),
+            format!("a {what} is a short text file"),
+        )
+    })?;
+    Ok(Zeroizing::new(text.to_owned()))
+}
+
 fn read_key_file(path: &Path) -> Result<MasterKey, Failure> {
-    let text = Zeroizing::new(
-        fs::read_to_string(path)
-            .map_err(|e| Failure::io(format!("cannot read key file {}", path.display()), &e))?,
-    );
+    let text = read_small(path, MAX_KEY_FILE, "key file")?;
     if let Ok(meta) = fs::metadata(path)
         && meta.permissions().mode() & 0o077 != 0
     {
@@ -141,6 +167,10 @@ fn read_key_file(path: &Path) -> Result<MasterKey, Failure> {
         return Err(bad());
     }
     let mut bytes = [0u8; 32];
+    // Strict hex: `from_str_radix` alone would also take a sign ("+f").
+    if !encoded.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(bad());
+    }
     for (byte, pair) in bytes.iter_mut().zip(encoded.as_bytes().chunks_exact(2)) {
         let digits = std::str::from_utf8(pair).map_err(|_| bad())?;
         *byte = u8::from_str_radix(digits, 16).map_err(|_| bad())?;
@@ -190,12 +220,7 @@ fn prompt_passphrase(confirm: bool) -> Result<Zeroizing<String>, Failure> {
 
 /// The first line of `path`, without its line ending.
 fn read_passphrase_file(path: &Path) -> Result<Zeroizing<String>, Failure> {
-    let text = Zeroizing::new(fs::read_to_string(path).map_err(|e| {
-        Failure::io(
-            format!("cannot read passphrase file {}", path.display()),
-            &e,
-        )
-    })?);
+    let text = read_small(path, MAX_PASSPHRASE_FILE, "passphrase file")?;
     let line = Zeroizing::new(text.lines().next().unwrap_or_default().to_owned());
     if line.is_empty() {
         return Err(Failure::usage(

@@ -416,6 +416,37 @@ fn key_files_are_private_and_never_overwritten() {
 }
 
 #[test]
+fn key_and_passphrase_files_are_read_with_a_size_limit_and_strict_hex() {
+    let s = Scratch::new();
+    s.write("plain", b"x");
+    // An endless "key file" fails at once instead of filling memory.
+    for flag in ["-k", "--passphrase-file"] {
+        combsiv()
+            .args(["encrypt", "-o"])
+            .arg(s.path("out"))
+            .args([flag, "/dev/zero", "-i"])
+            .arg(s.path("plain"))
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("is longer than"));
+    }
+    // A sign is not a hex digit, though u8::from_str_radix would take "+f".
+    let plus = s.write("plus.key", "+f".repeat(32).as_bytes());
+    fs::set_permissions(&plus, fs::Permissions::from_mode(0o600)).unwrap();
+    combsiv()
+        .args(["encrypt", "-o"])
+        .arg(s.path("out"))
+        .arg("-k")
+        .arg(&plus)
+        .arg("-i")
+        .arg(s.path("plain"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("is not a combsiv key file"));
+    assert!(!s.path("out").exists());
+}
+
+#[test]
 fn refuses_overwrite_same_file_and_missing_input() {
     let s = Scratch::new();
     s.write("plain", b"hello");
