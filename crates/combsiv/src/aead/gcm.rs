@@ -7,6 +7,8 @@
 
 use core::marker::PhantomData;
 
+use aead::inout::InOutBuf;
+
 #[cfg(feature = "alloc")]
 use alloc::vec::Vec;
 use zeroize::Zeroize;
@@ -95,7 +97,7 @@ impl<K: KeySize> AesGcm<K> {
         plaintext: &[u8],
     ) -> Result<Vec<u8>, Error> {
         check_lengths(iv.len(), aad.len(), plaintext.len())?;
-        super::seal_to_vec(plaintext, |buf| self.seal_in_place(iv, aad, buf))
+        super::seal_to_vec(plaintext, |buf| self.seal_inout(iv, aad, buf.into()))
     }
 
     /// Decrypts `ciphertext || tag` sealed with [`encrypt_with_iv`](Self::encrypt_with_iv).
@@ -109,7 +111,7 @@ impl<K: KeySize> AesGcm<K> {
         let ciphertext_len = ciphertext_and_tag.len().saturating_sub(super::TAG_LEN);
         check_lengths(iv.len(), aad.len(), ciphertext_len)?;
         super::open_to_vec(ciphertext_and_tag, |buf, tag| {
-            self.open_in_place(iv, aad, buf, tag)
+            self.open_inout(iv, aad, buf.into(), tag)
         })
     }
 
@@ -120,7 +122,7 @@ impl<K: KeySize> AesGcm<K> {
         aad: &[u8],
         buf: &mut [u8],
     ) -> Result<[u8; 16], Error> {
-        self.seal_in_place(nonce, aad, buf)
+        self.seal_inout(nonce, aad, buf.into())
     }
 
     /// Decrypts `buf` in place if `tag` authenticates it. On any error `buf` is zeroed.
@@ -131,12 +133,17 @@ impl<K: KeySize> AesGcm<K> {
         buf: &mut [u8],
         tag: &[u8; 16],
     ) -> Result<(), Error> {
-        self.open_in_place(nonce, aad, buf, tag)
+        self.open_inout(nonce, aad, buf.into(), tag)
     }
 
     /// Algorithm 4 (GCM-AE): C = GCTR(inc32(J0), P), T = GCTR(J0, S). Encryption and GHASH
     /// over the ciphertext run as one pass where the backend fuses them.
-    fn seal_in_place(&self, iv: &[u8], aad: &[u8], buf: &mut [u8]) -> Result<[u8; 16], Error> {
+    pub(crate) fn seal_inout(
+        &self,
+        iv: &[u8],
+        aad: &[u8],
+        buf: InOutBuf<'_, '_, u8>,
+    ) -> Result<[u8; 16], Error> {
         check_lengths(iv.len(), aad.len(), buf.len())?;
         let j0 = self.pre_counter_block(iv);
         Ok(self.encrypt_or_decrypt(&j0, aad, buf, Hashed::Output))
@@ -144,11 +151,11 @@ impl<K: KeySize> AesGcm<K> {
 
     /// Algorithm 5 (GCM-AD), in one pass: GHASH reads the ciphertext while it is decrypted,
     /// and on a tag mismatch `open_or_wipe` zeroes the decrypted buffer.
-    fn open_in_place(
+    pub(crate) fn open_inout(
         &self,
         iv: &[u8],
         aad: &[u8],
-        buf: &mut [u8],
+        buf: InOutBuf<'_, '_, u8>,
         tag: &[u8; 16],
     ) -> Result<(), Error> {
         open_or_wipe(buf, |buf| {
@@ -158,12 +165,13 @@ impl<K: KeySize> AesGcm<K> {
         })
     }
 
-    /// GCTR from inc32(J0) over `buf`, and the tag of the ciphertext side (`hashed`).
+    /// GCTR from inc32(J0) over `buf` (input side to output side), and the tag of the
+    /// ciphertext side (`hashed`).
     fn encrypt_or_decrypt(
         &self,
         j0: &[u8; 16],
         aad: &[u8],
-        buf: &mut [u8],
+        buf: InOutBuf<'_, '_, u8>,
         hashed: Hashed,
     ) -> [u8; 16] {
         // Step 6's mask GCTR_K(J0) first: it does not depend on the data, so its AES latency

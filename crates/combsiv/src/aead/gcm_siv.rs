@@ -12,6 +12,8 @@
 
 use core::marker::PhantomData;
 
+use aead::inout::InOutBuf;
+
 #[cfg(feature = "alloc")]
 use alloc::vec::Vec;
 use zeroize::Zeroize;
@@ -116,16 +118,7 @@ impl<K: KeySize> AesGcmSiv<K> {
         aad: &[u8],
         buf: &mut [u8],
     ) -> Result<[u8; 16], Error> {
-        check_lengths(aad.len(), buf.len())?;
-        #[cfg(target_arch = "x86_64")]
-        if let Some((message, tier)) = self.whole_message_kernel(nonce, aad) {
-            return Ok(super::x86::gcm_siv_seal(tier, &message, buf));
-        }
-        let keys = self.derive_record_keys(nonce);
-        let tag = self.compute_tag(&keys, nonce, aad, buf);
-        keys.encryption
-            .apply_keystream(&initial_counter(&tag), Counter32::LittleEndianFirst, buf);
-        Ok(tag)
+        self.seal_inout(nonce, aad, buf.into())
     }
 
     /// Decrypts `buf` in place if `tag` authenticates it. On any error `buf` is zeroed.
@@ -134,6 +127,38 @@ impl<K: KeySize> AesGcmSiv<K> {
         nonce: &[u8; 12],
         aad: &[u8],
         buf: &mut [u8],
+        tag: &[u8; 16],
+    ) -> Result<(), Error> {
+        self.open_inout(nonce, aad, buf.into(), tag)
+    }
+
+    /// Section 4: seals the input side of `buf` into its output side (the same bytes, or a
+    /// separate buffer) and returns the tag.
+    pub(crate) fn seal_inout(
+        &self,
+        nonce: &[u8; 12],
+        aad: &[u8],
+        buf: InOutBuf<'_, '_, u8>,
+    ) -> Result<[u8; 16], Error> {
+        check_lengths(aad.len(), buf.len())?;
+        #[cfg(target_arch = "x86_64")]
+        if let Some((message, tier)) = self.whole_message_kernel(nonce, aad) {
+            return Ok(super::x86::gcm_siv_seal(tier, &message, buf));
+        }
+        let keys = self.derive_record_keys(nonce);
+        let tag = self.compute_tag(&keys, nonce, aad, buf.get_in());
+        keys.encryption
+            .apply_keystream(&initial_counter(&tag), Counter32::LittleEndianFirst, buf);
+        Ok(tag)
+    }
+
+    /// Section 5: opens the input side of `buf` into its output side if `tag` authenticates
+    /// it. On any error the output side is zeroed.
+    pub(crate) fn open_inout(
+        &self,
+        nonce: &[u8; 12],
+        aad: &[u8],
+        buf: InOutBuf<'_, '_, u8>,
         tag: &[u8; 16],
     ) -> Result<(), Error> {
         open_or_wipe(buf, |buf| {

@@ -10,6 +10,7 @@ mod x86;
 use alloc::vec::Vec;
 
 use crate::verdict::public;
+use aead::inout::InOutBuf;
 use subtle::ConstantTimeEq;
 use zeroize::Zeroize;
 
@@ -109,15 +110,16 @@ pub(crate) enum Hashed {
     Output,
 }
 
-/// Counter mode over `data` from `counter`, and `hash` over the `hashed` side of it (zero
-/// padded) followed by the block `last` (both AEADs end with a length block): GHASH with GCM's
+/// Counter mode from the input side of `data` to its output side (the same bytes, or a
+/// separate buffer) from `counter`, and `hash` over the `hashed` side of it (zero padded)
+/// followed by the block `last` (both AEADs end with a length block): GHASH with GCM's
 /// big-endian counter, or POLYVAL with GCM-SIV's little-endian one. One fused pass where the
 /// backend has a kernel for it, the two reference passes otherwise.
 pub(crate) fn apply_keystream_and_hash<const GHASH: bool>(
     cipher: &BlockCipher,
     hash: &mut UniversalHash<'_, GHASH>,
     (counter, hashed): (&[u8; 16], Hashed),
-    data: &mut [u8],
+    mut data: InOutBuf<'_, '_, u8>,
     last: &[u8; 16],
 ) {
     #[cfg(target_arch = "x86_64")]
@@ -134,29 +136,38 @@ pub(crate) fn apply_keystream_and_hash<const GHASH: bool>(
     };
     match hashed {
         Hashed::Input => {
-            hash.update_padded(data);
+            hash.update_padded(data.get_in());
             cipher.apply_keystream(counter, order, data);
         }
         Hashed::Output => {
-            cipher.apply_keystream(counter, order, data);
-            hash.update_padded(data);
+            cipher.apply_keystream(counter, order, data.reborrow());
+            hash.update_padded(data.get_out());
         }
     }
     hash.update_block(last);
 }
 
 /// The one failure path of every decryption: runs `open` on `buf` and, if it fails for any
-/// reason, zeroes `buf` before returning the error, so that no unauthenticated plaintext (and
-/// nothing else) is left behind.
+/// reason, zeroes the output side of `buf` before returning the error, so that no
+/// unauthenticated plaintext (and nothing else) is left behind.
 pub(crate) fn open_or_wipe(
-    buf: &mut [u8],
-    open: impl FnOnce(&mut [u8]) -> Result<(), Error>,
+    mut buf: InOutBuf<'_, '_, u8>,
+    open: impl FnOnce(InOutBuf<'_, '_, u8>) -> Result<(), Error>,
 ) -> Result<(), Error> {
-    let result = open(buf);
+    let result = open(buf.reborrow());
     if result.is_err() {
-        buf.zeroize();
+        buf.get_out().zeroize();
     }
     result
+}
+
+/// `input` and `output` as one [`InOutBuf`]: [`Error::InvalidLength`] unless they are equally
+/// long.
+pub(crate) fn in_out<'i, 'o>(
+    input: &'i [u8],
+    output: &'o mut [u8],
+) -> Result<InOutBuf<'i, 'o, u8>, Error> {
+    InOutBuf::new(input, output).map_err(|_| Error::InvalidLength)
 }
 
 /// Compares tags in constant time.
@@ -230,6 +241,40 @@ macro_rules! impl_common_surface {
             pub fn backend(&self) -> $crate::Backend {
                 self.backend
             }
+
+            /// Encrypts `plaintext` into `ciphertext` (which must be exactly as long) and
+            /// returns the tag: one pass reads the input and writes the output, with no copy
+            /// of the plaintext in between. [`Error::InvalidLength`](crate::Error::InvalidLength)
+            /// if the lengths differ.
+            pub fn encrypt_to_detached(
+                &self,
+                nonce: &[u8; 12],
+                aad: &[u8],
+                plaintext: &[u8],
+                ciphertext: &mut [u8],
+            ) -> Result<[u8; 16], $crate::Error> {
+                self.seal_inout(nonce, aad, $crate::aead::in_out(plaintext, ciphertext)?)
+            }
+
+            /// Decrypts `ciphertext` into `plaintext` (which must be exactly as long) if `tag`
+            /// authenticates it. On any error `plaintext` is zeroed.
+            pub fn decrypt_to_detached(
+                &self,
+                nonce: &[u8; 12],
+                aad: &[u8],
+                ciphertext: &[u8],
+                plaintext: &mut [u8],
+                tag: &[u8; 16],
+            ) -> Result<(), $crate::Error> {
+                let buf = match $crate::aead::in_out(ciphertext, plaintext) {
+                    Ok(buf) => buf,
+                    Err(e) => {
+                        zeroize::Zeroize::zeroize(plaintext);
+                        return Err(e);
+                    }
+                };
+                self.open_inout(nonce, aad, buf, tag)
+            }
         }
 
         impl<K: $crate::aead::KeySize> core::fmt::Debug for $aead<K> {
@@ -270,8 +315,7 @@ macro_rules! impl_rustcrypto_traits {
                 associated_data: &[u8],
                 buffer: ::aead::inout::InOutBuf<'_, '_, u8>,
             ) -> ::aead::Result<::aead::Tag<Self>> {
-                let buf = buffer.into_out_with_copied_in();
-                let tag = self.encrypt_in_place_detached(&nonce.0, associated_data, buf)?;
+                let tag = self.seal_inout(&nonce.0, associated_data, buffer)?;
                 Ok(::aead::array::Array(tag))
             }
 
@@ -282,8 +326,7 @@ macro_rules! impl_rustcrypto_traits {
                 buffer: ::aead::inout::InOutBuf<'_, '_, u8>,
                 tag: &::aead::Tag<Self>,
             ) -> ::aead::Result<()> {
-                let buf = buffer.into_out_with_copied_in();
-                Ok(self.decrypt_in_place_detached(&nonce.0, associated_data, buf, &tag.0)?)
+                Ok(self.open_inout(&nonce.0, associated_data, buffer, &tag.0)?)
             }
         }
     };

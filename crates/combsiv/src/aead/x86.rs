@@ -36,12 +36,13 @@
 
 use core::arch::x86_64::*;
 
+use aead::inout::InOutBuf;
 use zeroize::Zeroize;
 
 use super::Hashed;
 use crate::aes::x86::{
     Counter, RoundKeys, Schedule, apply_keystream, apply_keystream_rounds, broadcast, encrypt,
-    expand_key, xor_tail,
+    expand_key, xor_tail, xor_whole_registers,
 };
 use crate::cpu::x86::{
     Aesni, STRIDE, Width, block_from, load_last_partial, load128, per_width, store128,
@@ -69,7 +70,10 @@ per_width! {
     /// RFC 8452 Section 4, a whole seal in one function: key derivation, the POLYVAL table,
     /// POLYVAL over AAD, plaintext and length block, the tag, and CTR, with no intermediate
     /// state leaving registers or the stack frame.
-    pub(crate) fn gcm_siv_seal(message: &SivMessage<'_>, buf: &mut [u8]) -> [u8; 16] = seal_whole;
+    pub(crate) fn gcm_siv_seal(
+        message: &SivMessage<'_>,
+        buf: InOutBuf<'_, '_, u8>,
+    ) -> [u8; 16] = seal_whole;
 }
 
 per_width! {
@@ -78,7 +82,7 @@ per_width! {
     /// caller compares it in constant time and wipes `buf` on a mismatch.
     pub(crate) fn gcm_siv_open(
         message: &SivMessage<'_>,
-        buf: &mut [u8],
+        buf: InOutBuf<'_, '_, u8>,
         received_tag: &[u8; 16],
     ) -> [u8; 16] = open_whole;
 }
@@ -96,7 +100,7 @@ fn is_short<W: Width>(blocks: usize) -> bool {
 }
 
 #[inline(always)]
-fn seal_whole<W: Width>(width: W, message: &SivMessage<'_>, buf: &mut [u8]) -> [u8; 16] {
+fn seal_whole<W: Width>(width: W, message: &SivMessage<'_>, buf: InOutBuf<'_, '_, u8>) -> [u8; 16] {
     let short = message.hashed_blocks(buf.len()) <= SHORT_BLOCKS;
     match (short, message.key_generating_key.rounds()) {
         (true, 10) => seal_short::<10>(width.aesni(), message, buf),
@@ -110,7 +114,7 @@ fn seal_whole<W: Width>(width: W, message: &SivMessage<'_>, buf: &mut [u8]) -> [
 fn open_whole<W: Width>(
     width: W,
     message: &SivMessage<'_>,
-    buf: &mut [u8],
+    buf: InOutBuf<'_, '_, u8>,
     received_tag: &[u8; 16],
 ) -> [u8; 16] {
     let short = message.hashed_blocks(buf.len()) <= SHORT_BLOCKS;
@@ -131,10 +135,10 @@ fn open_whole<W: Width>(
 fn seal_short<const ROUNDS: usize>(
     aesni: Aesni,
     message: &SivMessage<'_>,
-    buf: &mut [u8],
+    buf: InOutBuf<'_, '_, u8>,
 ) -> [u8; 16] {
     let keys = derive_record_keys::<ROUNDS>(aesni, message.key_generating_key, message.nonce);
-    let s = polyval_short(aesni, keys.authentication, message.aad, buf);
+    let s = polyval_short(aesni, keys.authentication, message.aad, buf.get_in());
     let encryption = keys.expand(aesni);
     let tag = tag_of::<ROUNDS>(aesni, &encryption, s, message.nonce);
     let mut counter = Counter::<Aesni, false>::new(aesni, counter_block(aesni, tag));
@@ -147,15 +151,15 @@ fn seal_short<const ROUNDS: usize>(
 fn open_short<const ROUNDS: usize>(
     aesni: Aesni,
     message: &SivMessage<'_>,
-    buf: &mut [u8],
+    mut buf: InOutBuf<'_, '_, u8>,
     received_tag: &[u8; 16],
 ) -> [u8; 16] {
     let keys = derive_record_keys::<ROUNDS>(aesni, message.key_generating_key, message.nonce);
     let encryption = keys.expand(aesni);
     let counter = counter_block(aesni, load128(received_tag));
     let mut counter = Counter::<Aesni, false>::new(aesni, counter);
-    xor_tail::<Aesni, false, ROUNDS>(aesni, &encryption, &mut counter, buf, 0);
-    let s = polyval_short(aesni, keys.authentication, message.aad, buf);
+    xor_tail::<Aesni, false, ROUNDS>(aesni, &encryption, &mut counter, buf.reborrow(), 0);
+    let s = polyval_short(aesni, keys.authentication, message.aad, buf.get_out());
     store128(tag_of::<ROUNDS>(aesni, &encryption, s, message.nonce))
 }
 
@@ -290,14 +294,14 @@ fn record_keys_and_aad<W: Width, const ROUNDS: usize>(
 fn seal_rounds<W: Width, const ROUNDS: usize>(
     width: W,
     message: &SivMessage<'_>,
-    buf: &mut [u8],
+    buf: InOutBuf<'_, '_, u8>,
 ) -> [u8; 16] {
     let mut hash_key = PolyvalKey::empty(width.aesni());
     let mut keys = [width.zero(); 15];
     let (encryption, s) =
         record_keys_and_aad::<W, ROUNDS>(width, message, buf.len(), (&mut hash_key, &mut keys));
     let lengths = length_block(message.aad.len(), buf.len());
-    let s = absorb_padded::<W, false>(width, &hash_key, s, (buf, 0), Some(lengths));
+    let s = absorb_padded::<W, false>(width, &hash_key, s, (buf.get_in(), 0), Some(lengths));
     let tag = tag_of::<ROUNDS>(width.aesni(), &encryption, s, message.nonce);
     let mut counter = Counter::<W, false>::new(width, counter_block(width.aesni(), tag));
     apply_keystream::<W, false, ROUNDS>(width, &keys, &mut counter, buf);
@@ -309,7 +313,7 @@ fn seal_rounds<W: Width, const ROUNDS: usize>(
 fn open_rounds<W: Width, const ROUNDS: usize>(
     width: W,
     message: &SivMessage<'_>,
-    buf: &mut [u8],
+    buf: InOutBuf<'_, '_, u8>,
     received_tag: &[u8; 16],
 ) -> [u8; 16] {
     let mut hash_key = PolyvalKey::empty(width.aesni());
@@ -388,7 +392,7 @@ per_width! {
         hash_key: &PolyvalKey,
         acc: &mut u128,
         start: (&[u8; 16], Hashed),
-        data: &mut [u8],
+        data: InOutBuf<'_, '_, u8>,
         last: &[u8; 16],
     ) = ctr_and_hash_kernel;
 }
@@ -400,7 +404,7 @@ fn ctr_and_hash_kernel<W: Width, const GHASH: bool>(
     hash_key: &PolyvalKey,
     acc: &mut u128,
     (counter, hashed): (&[u8; 16], Hashed),
-    data: &mut [u8],
+    data: InOutBuf<'_, '_, u8>,
     last: &[u8; 16],
 ) {
     let hash = (hash_key, block_from(*acc), load128(last));
@@ -421,7 +425,7 @@ fn ctr_and_hash_at<W: Width, const GHASH: bool>(
     (hash_key, s, last): (&PolyvalKey, __m128i, __m128i),
     counter: &[u8; 16],
     hashed: Hashed,
-    data: &mut [u8],
+    mut data: InOutBuf<'_, '_, u8>,
 ) -> __m128i {
     let mut keys = broadcast(width, aes.schedule());
     let mut counter = Counter::<W, GHASH>::new(width, load128(counter));
@@ -443,11 +447,11 @@ fn ctr_and_hash_at<W: Width, const GHASH: bool>(
             ctr_and_hash_rounds::<W, GHASH, false, 14>(width, hash, state, data, last)
         }
         (Hashed::Output, rounds, false) => {
-            apply_keystream_rounds(width, &keys, rounds, &mut counter, data);
-            absorb_padded::<W, GHASH>(width, hash_key, s, (data, 0), Some(last))
+            apply_keystream_rounds(width, &keys, rounds, &mut counter, data.reborrow());
+            absorb_padded::<W, GHASH>(width, hash_key, s, (data.get_out(), 0), Some(last))
         }
         (Hashed::Input, rounds, false) => {
-            let s = absorb_padded::<W, GHASH>(width, hash_key, s, (data, 0), Some(last));
+            let s = absorb_padded::<W, GHASH>(width, hash_key, s, (data.get_in(), 0), Some(last));
             apply_keystream_rounds(width, &keys, rounds, &mut counter, data);
             s
         }
@@ -504,23 +508,21 @@ fn ctr_and_hash_rounds<
     width: W,
     (keys, hash_key): (&[W::Reg; 15], &PolyvalKey),
     (mut s, counter): (__m128i, &mut Counter<W, GHASH>),
-    data: &mut [u8],
+    mut data: InOutBuf<'_, '_, u8>,
     last: __m128i,
 ) -> __m128i {
     let stride_bytes = 16 * W::BLOCKS * STRIDE;
-    let body = data.len() / stride_bytes * stride_bytes;
-    let strides = W::registers_mut(&mut data[..body])
-        .0
-        .as_chunks_mut::<STRIDE>()
-        .0;
-    for i in 0..strides.len() {
+    let strides = data.len() / stride_bytes;
+    let body = strides * stride_bytes;
+    for i in 0..strides {
         let mut keystream = counter.next::<STRIDE>(width);
         // The hash reads an earlier stride's output (re-read from L1) or this stride's input
         // before it is overwritten: either way it does not wait on this stride's AES.
         let hashed = if HASH_OUTPUT {
-            i.checked_sub(W::HASH_LAG).map(|earlier| &strides[earlier])
+            i.checked_sub(W::HASH_LAG)
+                .map(|earlier| stride::<W>(data.get_out(), earlier))
         } else {
-            Some(&strides[i])
+            Some(stride::<W>(data.get_in(), i))
         };
         match hashed {
             Some(hashed) => {
@@ -534,21 +536,30 @@ fn ctr_and_hash_rounds<
             }
             None => encrypt(width, keys, ROUNDS, &mut keystream),
         }
-        for (bytes, key) in strides[i].iter_mut().zip(keystream) {
-            *bytes = width.store(width.xor(width.load(bytes), key));
-        }
+        xor_whole_registers(width, &mut data, i * stride_bytes, &keystream);
     }
     if HASH_OUTPUT {
-        for stride in &strides[strides.len().saturating_sub(W::HASH_LAG)..] {
-            s = absorb_stride::<W, GHASH>(width, hash_key, s, stride);
+        for earlier in strides.saturating_sub(W::HASH_LAG)..strides {
+            s = absorb_stride::<W, GHASH>(width, hash_key, s, stride::<W>(data.get_out(), earlier));
         }
     }
     if !HASH_OUTPUT {
-        s = absorb_padded::<W, GHASH>(width, hash_key, s, (data, body), Some(last));
+        s = absorb_padded::<W, GHASH>(width, hash_key, s, (data.get_in(), body), Some(last));
     }
-    xor_tail::<W, GHASH, ROUNDS>(width, keys, counter, data, body);
+    xor_tail::<W, GHASH, ROUNDS>(width, keys, counter, data.reborrow(), body);
     if HASH_OUTPUT {
-        s = absorb_padded::<W, GHASH>(width, hash_key, s, (data, body), Some(last));
+        s = absorb_padded::<W, GHASH>(width, hash_key, s, (data.get_out(), body), Some(last));
     }
     s
+}
+
+/// Stride `i` of `bytes` as registers' bytes.
+#[inline(always)]
+fn stride<W: Width>(bytes: &[u8], i: usize) -> &[W::Bytes; STRIDE] {
+    let stride_bytes = 16 * W::BLOCKS * STRIDE;
+    let (registers, _) = W::registers(&bytes[i * stride_bytes..(i + 1) * stride_bytes]);
+    let Some(stride) = registers.first_chunk::<STRIDE>() else {
+        unreachable!("a stride's bytes are STRIDE whole registers");
+    };
+    stride
 }

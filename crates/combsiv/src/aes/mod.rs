@@ -8,6 +8,8 @@ mod portable;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86;
 
+use aead::inout::InOutBuf;
+
 use crate::Error;
 use crate::cpu::{Backend, Isa};
 
@@ -189,10 +191,18 @@ impl BlockCipher {
         out
     }
 
-    /// XORs `data` with the keystream AES(counter), AES(counter + 1), ...
-    pub(crate) fn apply_keystream(&self, counter: &[u8; 16], order: Counter32, data: &mut [u8]) {
+    /// XORs the input side of `data` with the keystream AES(counter), AES(counter + 1), ...
+    /// into its output side (the same bytes, or a separate buffer of the same length).
+    pub(crate) fn apply_keystream(
+        &self,
+        counter: &[u8; 16],
+        order: Counter32,
+        data: InOutBuf<'_, '_, u8>,
+    ) {
         match self {
-            BlockCipher::Portable(aes) => aes.apply_keystream(counter, order, data),
+            BlockCipher::Portable(aes) => {
+                aes.apply_keystream(counter, order, data.into_out_with_copied_in());
+            }
             #[cfg(target_arch = "x86_64")]
             BlockCipher::X86(keys, tier) => keys.apply_keystream(*tier, counter, order, data),
         }
@@ -251,7 +261,7 @@ mod tests {
                 for (backend, cipher) in &ciphers {
                     for &len in lengths {
                         let mut data = [0u8; MAX];
-                        cipher.apply_keystream(&counter, order, &mut data[..len]);
+                        cipher.apply_keystream(&counter, order, data[..len].as_mut().into());
                         assert_eq!(
                             data[..len],
                             expected[..len],

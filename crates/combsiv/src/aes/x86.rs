@@ -20,6 +20,7 @@
 
 use core::arch::x86_64::*;
 
+use aead::inout::InOutBuf;
 use zeroize::Zeroize;
 
 use super::{Counter32, KeyBytes};
@@ -93,7 +94,7 @@ impl RoundKeys {
         tier: Tier,
         counter: &[u8; 16],
         order: Counter32,
-        data: &mut [u8],
+        data: InOutBuf<'_, '_, u8>,
     ) {
         match order {
             Counter32::LittleEndianFirst => ctr32_xor::<false>(tier, self, counter, data),
@@ -270,7 +271,7 @@ per_width! {
     fn ctr32_xor<const BIG_ENDIAN: bool>(
         round_keys: &RoundKeys,
         counter: &[u8; 16],
-        data: &mut [u8],
+        data: InOutBuf<'_, '_, u8>,
     ) = ctr32_xor_kernel;
 }
 
@@ -279,7 +280,7 @@ fn ctr32_xor_kernel<W: Width, const BIG_ENDIAN: bool>(
     width: W,
     round_keys: &RoundKeys,
     counter: &[u8; 16],
-    data: &mut [u8],
+    data: InOutBuf<'_, '_, u8>,
 ) {
     let mut keys = broadcast(width, &round_keys.keys);
     let mut counter = Counter::<W, BIG_ENDIAN>::new(width, load128(counter));
@@ -294,7 +295,7 @@ pub(crate) fn apply_keystream_rounds<W: Width, const BIG_ENDIAN: bool>(
     keys: &[W::Reg; 15],
     rounds: usize,
     counter: &mut Counter<W, BIG_ENDIAN>,
-    data: &mut [u8],
+    data: InOutBuf<'_, '_, u8>,
 ) {
     if rounds == 10 {
         apply_keystream::<W, BIG_ENDIAN, 10>(width, keys, counter, data);
@@ -303,44 +304,65 @@ pub(crate) fn apply_keystream_rounds<W: Width, const BIG_ENDIAN: bool>(
     }
 }
 
-/// XORs `data` with the keystream from `counter`, [`STRIDE`] registers per iteration; the
-/// keystream never leaves registers except for the last partial stride.
+/// XORs the input side of `data` with the keystream from `counter` into its output side (the
+/// same bytes, or a separate buffer: one pass either way), [`STRIDE`] registers per
+/// iteration; the keystream never leaves registers except for the last partial stride.
 #[inline(always)]
 pub(crate) fn apply_keystream<W: Width, const BIG_ENDIAN: bool, const ROUNDS: usize>(
     width: W,
     keys: &[W::Reg; 15],
     counter: &mut Counter<W, BIG_ENDIAN>,
-    data: &mut [u8],
+    mut data: InOutBuf<'_, '_, u8>,
 ) {
     let stride_bytes = 16 * W::BLOCKS * STRIDE;
     let body = data.len() / stride_bytes * stride_bytes;
-    for stride in W::registers_mut(&mut data[..body])
-        .0
-        .as_chunks_mut::<STRIDE>()
-        .0
-    {
+    for start in (0..body).step_by(stride_bytes) {
         let mut keystream = counter.next::<STRIDE>(width);
         encrypt(width, keys, ROUNDS, &mut keystream);
-        for (bytes, key) in stride.iter_mut().zip(keystream) {
-            *bytes = width.store(width.xor(width.load(bytes), key));
-        }
+        xor_whole_registers(width, &mut data, start, &keystream);
     }
     xor_tail::<W, BIG_ENDIAN, ROUNDS>(width, keys, counter, data, body);
 }
 
-/// The last partial stride, `data[start..]` (`start` a multiple of 16): as few keystream
-/// registers as cover it (1, 2, 4 or 8, so that a short message does not wait on a full
-/// stride), XORed a block at a time.
+/// Output registers from `start` = input registers from `start` XOR `keystream`, for as many
+/// whole registers as both have. All loads come before all stores, so that in place the
+/// stores cannot overtake a load of the same bytes, and out of place the input is read once.
+/// Returns how many registers were written.
+#[inline(always)]
+pub(crate) fn xor_whole_registers<W: Width, const N: usize>(
+    width: W,
+    data: &mut InOutBuf<'_, '_, u8>,
+    start: usize,
+    keystream: &[W::Reg; N],
+) -> usize {
+    let end = data.len().min(start + 16 * W::BLOCKS * N);
+    let mut values = *keystream;
+    let (input, _) = W::registers(&data.get_in()[start..end]);
+    let whole = input.len();
+    for (value, bytes) in values.iter_mut().zip(input) {
+        *value = width.xor(width.load(bytes), *value);
+    }
+    let (output, _) = W::registers_mut(&mut data.get_out()[start..end]);
+    for (bytes, value) in output.iter_mut().zip(values) {
+        *bytes = width.store(value);
+    }
+    whole
+}
+
+/// The last partial stride, from `start` (a multiple of 16) to the end of `data`: as few
+/// keystream registers as cover it (1, 2, 4 or 8, so that a short message does not wait on a
+/// full stride), XORed a block at a time.
 #[inline(always)]
 pub(crate) fn xor_tail<W: Width, const BIG_ENDIAN: bool, const ROUNDS: usize>(
     width: W,
     keys: &[W::Reg; 15],
     counter: &mut Counter<W, BIG_ENDIAN>,
-    data: &mut [u8],
+    data: InOutBuf<'_, '_, u8>,
     start: usize,
 ) {
+    let registers = (data.len() - start).div_ceil(16 * W::BLOCKS);
     let args = (keys, counter, data, start);
-    match (args.2.len() - start).div_ceil(16 * W::BLOCKS) {
+    match registers {
         0 => {}
         1 => xor_registers::<W, BIG_ENDIAN, ROUNDS, 1>(width, args),
         2 => xor_registers::<W, BIG_ENDIAN, ROUNDS, 2>(width, args),
@@ -349,39 +371,48 @@ pub(crate) fn xor_tail<W: Width, const BIG_ENDIAN: bool, const ROUNDS: usize>(
     }
 }
 
-/// XORs `data[start..]` (at most N registers long) with N registers of keystream: whole
+/// XORs `data` from `start` (at most N registers long) with N registers of keystream: whole
 /// registers directly, then the at most `W::BLOCKS` blocks after them from the next keystream
 /// register. The partial last block is read before anything is written, so that its
 /// overlapping load does not wait for the stores.
 #[inline(always)]
 fn xor_registers<W: Width, const BIG_ENDIAN: bool, const ROUNDS: usize, const N: usize>(
     width: W,
-    (keys, counter, data, start): (&[W::Reg; 15], &mut Counter<W, BIG_ENDIAN>, &mut [u8], usize),
+    (keys, counter, mut data, start): (
+        &[W::Reg; 15],
+        &mut Counter<W, BIG_ENDIAN>,
+        InOutBuf<'_, '_, u8>,
+        usize,
+    ),
 ) {
     let aesni = width.aesni();
     let has_partial = !data.len().is_multiple_of(16);
     let partial = if has_partial {
-        load_last_partial(aesni, data)
+        load_last_partial(aesni, data.get_in())
     } else {
         aesni.zero()
     };
     let mut keystream = counter.next::<N>(width);
     encrypt(width, keys, ROUNDS, &mut keystream);
-    let (registers, rest) = W::registers_mut(&mut data[start..]);
-    let whole = registers.len();
-    for (bytes, &key) in registers.iter_mut().zip(&keystream) {
-        *bytes = width.store(width.xor(width.load(bytes), key));
-    }
+    let whole = xor_whole_registers(width, &mut data, start, &keystream);
     // The blocks after the whole registers: at most one whole block (at width 2), then the
     // partial block.
     let next = keystream.get(whole).copied().unwrap_or(width.zero());
-    let (lone, _) = rest.as_chunks_mut::<16>();
-    for (i, block) in lone.iter_mut().enumerate() {
-        *block = store128(aesni.xor(load128(block), width.block(next, i)));
+    let lone_start = start + whole * 16 * W::BLOCKS;
+    let lone_end = data.len() - data.len() % 16;
+    for (i, at) in (lone_start..lone_end).step_by(16).enumerate() {
+        let Some(block) = data.get_in()[at..].first_chunk::<16>() else {
+            unreachable!("a whole block lies between lone_start and lone_end");
+        };
+        let value = aesni.xor(load128(block), width.block(next, i));
+        let Some(block) = data.get_out()[at..].first_chunk_mut::<16>() else {
+            unreachable!("a whole block lies between lone_start and lone_end");
+        };
+        *block = store128(value);
     }
     if has_partial {
-        let key = width.block(next, lone.len());
-        store_last_partial(aesni, aesni.xor(partial, key), data);
+        let key = width.block(next, (lone_end - lone_start) / 16);
+        store_last_partial(aesni, aesni.xor(partial, key), data.get_out());
     }
 }
 

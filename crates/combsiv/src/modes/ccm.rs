@@ -138,7 +138,8 @@ impl Ccm {
         buf: &mut [u8],
         tag: &[u8],
     ) -> Result<(), Error> {
-        open_or_wipe(buf, |buf| {
+        open_or_wipe(buf.into(), |mut buf| {
+            let buf = buf.get_out();
             self.check(nonce, buf.len())?;
             if tag.len() != self.tag_len {
                 return Err(Error::InvalidTagLength);

@@ -174,7 +174,7 @@ pub fn ctr_apply(key: &Aes, counter: &[u8; 16], buf: &mut [u8]) {
             .min(usize::try_from(stretch * 16).unwrap_or(usize::MAX));
         let (now, later) = rest.split_at_mut(bytes);
         key.cipher
-            .apply_keystream(&next.to_be_bytes(), Counter32::BigEndianLast, now);
+            .apply_keystream(&next.to_be_bytes(), Counter32::BigEndianLast, now.into());
         next = next.wrapping_add(stretch);
         rest = later;
     }

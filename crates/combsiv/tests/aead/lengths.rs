@@ -1,7 +1,7 @@
 //! Every length from 0 to 300 bytes, and one byte either side of the 8-, 16- and 32-block
 //! stride boundaries up to 2,048 bytes (the two x86 tiers' strides, and the 32 blocks after
-//! which the stitched loops hash their own output), through every backend, against
-//! RustCrypto.
+//! which the stitched loops hash their own output), through every backend, in place (even
+//! lengths) and out of place (odd lengths), against RustCrypto.
 //!
 //! This is the part of the differential tests that Miri runs, which executes the VAES kernels
 //! on CPUs without VAES and checks every `unsafe` block. RustCrypto's constant-time software
@@ -16,7 +16,7 @@
 
 use aes_gcm_siv::aead::consts::U12;
 use aes_gcm_siv::aead::{Aead, AeadCore, KeyInit, Payload};
-use combsiv::{Aes128Gcm, Aes128GcmSiv, Aes256Gcm, Aes256GcmSiv, Backend};
+use combsiv::{Aes128Gcm, Aes128GcmSiv, Aes256Gcm, Aes256GcmSiv, Backend, Error};
 
 use crate::support::{Entry, Rng, Subject, backends_under_test};
 
@@ -127,9 +127,15 @@ fn check_every_length<S: Subject, Peer: Aead + KeyInit + AeadCore<NonceSize = U1
         let message = Message::new(seed, len);
         let (nonce, aad, plaintext) = (&message.nonce, &message.aad, &message.plaintext);
         let mut first: Option<Vec<u8>> = None;
+        // Odd lengths go through the out-of-place kernels (a separate output buffer).
+        let entry = if len % 2 == 0 {
+            Entry::InPlaceDetached
+        } else {
+            Entry::OutOfPlaceDetached
+        };
         for (backend, cipher) in ciphers.iter().filter(|(b, _)| runs_on(*b, len)) {
             let context = format!("{} {backend} len {len} aad {}", S::NAME, aad.len());
-            let sealed = cipher.seal(Entry::InPlaceDetached, nonce, aad, plaintext);
+            let sealed = cipher.seal(entry, nonce, aad, plaintext);
             match &first {
                 None => {
                     digest.add(&sealed);
@@ -137,7 +143,7 @@ fn check_every_length<S: Subject, Peer: Aead + KeyInit + AeadCore<NonceSize = U1
                 }
                 Some(first) => assert_eq!(&sealed, first, "{context}: backends disagree"),
             }
-            let opened = cipher.open(Entry::InPlaceDetached, nonce, aad, &sealed);
+            let opened = cipher.open(entry, nonce, aad, &sealed);
             assert_eq!(
                 (opened.result, &opened.output),
                 (Ok(()), plaintext),
@@ -218,4 +224,36 @@ fn recorded_digests_are_rustcrypto_outputs() {
         ("AES-256-GCM", digest_of::<aes_gcm::Aes256Gcm>(4, 32)),
     ];
     assert_eq!(computed, RECORDED, "update RECORDED to: {:#x?}", computed);
+}
+
+/// Out-of-place buffers of different lengths are refused before any work, and a refused
+/// decryption leaves its output zeroed.
+#[test]
+fn out_of_place_buffers_must_be_equally_long() {
+    let key = [7u8; 32];
+    let nonce = [1u8; 12];
+    for backend in backends_under_test() {
+        let siv = Aes256GcmSiv::with_backend(&key, backend).unwrap();
+        let gcm = Aes256Gcm::with_backend(&key, backend).unwrap();
+        let mut out = [0xA5u8; 9];
+        assert_eq!(
+            siv.encrypt_to_detached(&nonce, b"", &[0u8; 10], &mut out),
+            Err(Error::InvalidLength)
+        );
+        assert_eq!(
+            gcm.encrypt_to_detached(&nonce, b"", &[0u8; 8], &mut out),
+            Err(Error::InvalidLength)
+        );
+        assert_eq!(
+            siv.decrypt_to_detached(&nonce, b"", &[0u8; 10], &mut out, &[0; 16]),
+            Err(Error::InvalidLength)
+        );
+        assert_eq!(out, [0; 9], "{backend}");
+        let mut out = [0xA5u8; 9];
+        assert_eq!(
+            gcm.decrypt_to_detached(&nonce, b"", &[0u8; 8], &mut out, &[0; 16]),
+            Err(Error::InvalidLength)
+        );
+        assert_eq!(out, [0; 9], "{backend}");
+    }
 }

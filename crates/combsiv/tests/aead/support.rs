@@ -15,15 +15,18 @@ pub enum Entry {
     Allocating,
     /// `encrypt_in_place_detached` / `decrypt_in_place_detached`.
     InPlaceDetached,
+    /// `encrypt_to_detached` / `decrypt_to_detached` into a distinct (garbage-filled) buffer.
+    OutOfPlaceDetached,
     /// RustCrypto `AeadInOut` with distinct input and (garbage-filled) output buffers.
     RustCryptoInOut,
     /// RustCrypto `Aead` (allocating, through the trait's blanket impl).
     RustCryptoAead,
 }
 
-pub const ENTRIES: [Entry; 4] = [
+pub const ENTRIES: [Entry; 5] = [
     Entry::Allocating,
     Entry::InPlaceDetached,
+    Entry::OutOfPlaceDetached,
     Entry::RustCryptoInOut,
     Entry::RustCryptoAead,
 ];
@@ -96,6 +99,14 @@ macro_rules! subject {
                         buf.extend_from_slice(&tag);
                         buf
                     }
+                    Entry::OutOfPlaceDetached => {
+                        let mut out = vec![GARBAGE; plaintext.len()];
+                        let tag = self
+                            .encrypt_to_detached(nonce, aad, plaintext, &mut out)
+                            .unwrap();
+                        out.extend_from_slice(&tag);
+                        out
+                    }
                     Entry::RustCryptoInOut => {
                         let mut out = vec![GARBAGE; plaintext.len()];
                         let buf = InOutBuf::new(plaintext, &mut out).unwrap();
@@ -127,6 +138,15 @@ macro_rules! subject {
                         Opened {
                             result,
                             output: buf,
+                        }
+                    }
+                    (Entry::OutOfPlaceDetached, Some(tag)) => {
+                        let mut out = vec![GARBAGE; ciphertext.len()];
+                        let result =
+                            self.decrypt_to_detached(nonce, aad, ciphertext, &mut out, &tag);
+                        Opened {
+                            result,
+                            output: out,
                         }
                     }
                     (Entry::RustCryptoInOut, Some(tag)) => {
