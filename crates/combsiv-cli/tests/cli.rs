@@ -46,9 +46,11 @@ impl Scratch {
         self.dir.path().join(name)
     }
 
+    /// Writes a file only its owner can read (as key and passphrase files must be).
     fn write(&self, name: &str, bytes: &[u8]) -> PathBuf {
         let path = self.path(name);
         fs::write(&path, bytes).unwrap();
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o600)).unwrap();
         path
     }
 
@@ -120,6 +122,15 @@ fn round_trips_at_chunk_boundaries() {
                 HEADER + len + 16 * (len / chunk_size + 1),
                 "{len} {extra:?}"
             );
+            // Mapped (the default for files) and read(2) agree.
+            for how in [&[][..], &["--no-mmap"]] {
+                s.run("decrypt", "sealed", "opened", how).success();
+                assert_eq!(fs::read(s.path("opened")).unwrap(), data, "{len} {extra:?}");
+                fs::remove_file(s.path("opened")).unwrap();
+            }
+            fs::remove_file(s.path("sealed")).unwrap();
+            s.run("encrypt", "plain", "sealed", &["--no-mmap"])
+                .success();
             s.run("decrypt", "sealed", "opened", &[]).success();
             assert_eq!(fs::read(s.path("opened")).unwrap(), data, "{len} {extra:?}");
             fs::remove_file(s.path("sealed")).unwrap();
@@ -407,12 +418,32 @@ fn key_files_are_private_and_never_overwritten() {
         .stdout
         .clone();
     assert_ne!(String::from_utf8(printed).unwrap(), text);
-    // A key readable by others still works, with a warning.
-    fs::set_permissions(&key, fs::Permissions::from_mode(0o644)).unwrap();
+    // A key or passphrase file that others can read is refused (nothing is written) unless
+    // the user says otherwise.
     s.write("plain", b"x");
-    s.run("encrypt", "plain", "sealed", &[])
-        .success()
-        .stderr(predicate::str::contains("readable by other users"));
+    s.write("pass", b"a passphrase");
+    for mode in [0o644, 0o640, 0o604] {
+        fs::set_permissions(&key, fs::Permissions::from_mode(mode)).unwrap();
+        s.run("encrypt", "plain", "sealed", &[])
+            .code(2)
+            .stderr(predicate::str::contains("can be read by other users"))
+            .stderr(predicate::str::contains("--allow-insecure-key-file"));
+        assert!(!s.path("sealed").exists());
+    }
+    fs::set_permissions(s.path("pass"), fs::Permissions::from_mode(0o644)).unwrap();
+    combsiv()
+        .args(["encrypt", "--passphrase-file"])
+        .arg(s.path("pass"))
+        .arg("-i")
+        .arg(s.path("plain"))
+        .arg("-o")
+        .arg(s.path("locked"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("can be read by other users"));
+    assert!(!s.path("locked").exists());
+    s.run("encrypt", "plain", "sealed", &["--allow-insecure-key-file"])
+        .success();
 }
 
 #[test]
@@ -424,7 +455,7 @@ fn key_and_passphrase_files_are_read_with_a_size_limit_and_strict_hex() {
         combsiv()
             .args(["encrypt", "-o"])
             .arg(s.path("out"))
-            .args([flag, "/dev/zero", "-i"])
+            .args([flag, "/dev/zero", "--allow-insecure-key-file", "-i"])
             .arg(s.path("plain"))
             .assert()
             .code(2)
@@ -821,4 +852,128 @@ fn one_gibibyte_round_trip() {
     }
     assert_eq!(stdout.read(&mut buf).unwrap(), 0);
     assert!(decrypt.wait().unwrap().success());
+}
+
+/// Without --force an existing file is never replaced, even one that appears while combsiv
+/// runs (the output takes its name with link(2), which refuses an existing name): the
+/// newcomer keeps its contents and no temporary file is left.
+#[test]
+fn a_target_that_appears_meanwhile_is_never_replaced() {
+    let s = Scratch::new();
+    let mut child = StdCommand::new(assert_cmd::cargo::cargo_bin("combsiv"))
+        .args(["encrypt", "-q", "-o"])
+        .arg(s.path("out"))
+        .arg("-k")
+        .arg(s.path("key"))
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(&pattern(1 << 16)).unwrap();
+    let started = std::time::Instant::now();
+    let temporary = || {
+        fs::read_dir(s.dir.path())
+            .unwrap()
+            .any(|e| e.unwrap().file_name().to_string_lossy().ends_with(".tmp"))
+    };
+    while !temporary() && started.elapsed().as_secs() < 10 {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    assert!(temporary(), "no temporary file appeared");
+    fs::write(s.path("out"), b"precious").unwrap();
+    drop(stdin);
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("appeared while combsiv was running"),
+        "{stderr}"
+    );
+    assert_eq!(fs::read(s.path("out")).unwrap(), b"precious");
+    s.assert_entries(&["out"]);
+}
+
+/// 80 bytes of a stream whose header asks Argon2id for `(memory KiB, passes, lanes)`, with a
+/// zero salt and a zero (wrong) header tag, then an empty final chunk's worth of zeros.
+fn passphrase_stream(memory_kib: u32, passes: u32, lanes: u32) -> Vec<u8> {
+    let mut bytes = b"combsiv\0".to_vec();
+    bytes.extend_from_slice(&[1, 2, 1, 0]);
+    bytes.extend_from_slice(&65536u32.to_le_bytes());
+    for value in [memory_kib, passes, lanes] {
+        bytes.extend_from_slice(&value.to_le_bytes());
+    }
+    bytes.extend_from_slice(&[0; 36 + 16 + 16]);
+    bytes
+}
+
+/// A crafted header asking for a huge Argon2id cost is refused at once, before any key
+/// derivation and before any output exists (the output's directory does not even exist, so
+/// creating anything would fail with another message); raising the caps lets the reader
+/// try, and the forged header tag then fails. A wrong key is also found before the output
+/// is created.
+#[test]
+fn hostile_headers_and_wrong_keys_fail_before_any_output() {
+    let s = Scratch::new();
+    s.write("pass", b"a passphrase");
+    let decrypt = |input: &str, extra: &[&str]| {
+        combsiv()
+            .args(["decrypt", "--passphrase-file"])
+            .arg(s.path("pass"))
+            .arg("-i")
+            .arg(s.path(input))
+            .arg("-o")
+            .arg(s.path("missing/out"))
+            .args(extra)
+            .assert()
+    };
+    s.write("hostile", &passphrase_stream(4 << 20, 64, 16));
+    let started = std::time::Instant::now();
+    decrypt("hostile", &[])
+        .code(1)
+        .stderr(predicate::str::contains("more than this reader allows"))
+        .stderr(predicate::str::contains("--max-argon2-memory"));
+    assert!(started.elapsed().as_secs() < 5, "{:?}", started.elapsed());
+    for (name, stream) in [
+        ("memory", passphrase_stream(2 << 20, 1, 1)),
+        ("passes", passphrase_stream(64, 11, 1)),
+        ("lanes", passphrase_stream(64, 1, 5)),
+    ] {
+        s.write(name, &stream);
+        decrypt(name, &[])
+            .code(1)
+            .stderr(predicate::str::contains("more than this reader allows"));
+    }
+    decrypt("lanes", &["--max-argon2-lanes", "8"])
+        .code(1)
+        .stderr(predicate::str::contains("wrong key or passphrase"));
+    decrypt("passes", &["--max-argon2-passes", "11"])
+        .code(1)
+        .stderr(predicate::str::contains("wrong key or passphrase"));
+    decrypt("memory", &["--max-argon2-memory", "1GiB"])
+        .code(1)
+        .stderr(predicate::str::contains("more than this reader allows"));
+    // The caps are for reading; encrypt refuses them.
+    s.write("plain", b"x");
+    s.run("encrypt", "plain", "sealed", &["--max-argon2-lanes", "8"])
+        .code(2)
+        .stderr(predicate::str::contains("use them with decrypt"));
+    // A wrong key file: found from the header tag, before the output is created.
+    s.run("encrypt", "plain", "sealed", &[]).success();
+    let other = s.path("other.key");
+    combsiv()
+        .args(["keygen", "-o"])
+        .arg(&other)
+        .assert()
+        .success();
+    combsiv()
+        .args(["decrypt", "-k"])
+        .arg(&other)
+        .arg("-i")
+        .arg(s.path("sealed"))
+        .arg("-o")
+        .arg(s.path("missing/out"))
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("wrong key or passphrase"));
 }

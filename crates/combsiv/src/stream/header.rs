@@ -1,6 +1,7 @@
 //! The header of a combsiv stream and the keys derived from it (docs/FORMAT.md, sections 2
 //! and 3).
 
+use aead::inout::InOutBuf;
 use zeroize::Zeroize;
 
 use super::StreamError;
@@ -85,26 +86,10 @@ pub struct Header {
 }
 
 impl Header {
-    /// A header with a fresh random salt.
-    pub fn new(
-        algorithm: Algorithm,
-        chunk_size: u32,
-        key_source: KeySource,
-    ) -> Result<Header, StreamError> {
-        let mut salt = [0u8; 32];
-        getrandom::fill(&mut salt)
-            .map_err(|_| StreamError::Crypto(Error::RandomnessUnavailable))?;
-        let header = Header {
-            algorithm,
-            chunk_size,
-            key_source,
-            salt,
-        };
-        header.validate()?;
-        Ok(header)
-    }
-
     /// Checks what [`Header::parse`] checks, for headers built field by field.
+    ///
+    /// A header is plain data: building one does not make a stream. Streams are encrypted
+    /// through [`Encryptor`](super::Encryptor), which draws each one's salt itself.
     pub fn validate(&self) -> Result<(), StreamError> {
         if !(MIN_CHUNK_SIZE..=MAX_CHUNK_SIZE).contains(&self.chunk_size) {
             return Err(StreamError::InvalidHeader(
@@ -293,11 +278,11 @@ impl FileCipher {
         &self,
         nonce: &[u8; 12],
         aad: &[u8],
-        buf: &mut [u8],
+        buf: InOutBuf<'_, '_, u8>,
     ) -> Result<[u8; 16], Error> {
         match self {
-            FileCipher::Aes128(c) => c.encrypt_in_place_detached(nonce, aad, buf),
-            FileCipher::Aes256(c) => c.encrypt_in_place_detached(nonce, aad, buf),
+            FileCipher::Aes128(c) => c.seal_inout(nonce, aad, buf),
+            FileCipher::Aes256(c) => c.seal_inout(nonce, aad, buf),
         }
     }
 
@@ -305,18 +290,18 @@ impl FileCipher {
         &self,
         nonce: &[u8; 12],
         aad: &[u8],
-        buf: &mut [u8],
+        buf: InOutBuf<'_, '_, u8>,
         tag: &[u8; 16],
     ) -> Result<(), Error> {
         match self {
-            FileCipher::Aes128(c) => c.decrypt_in_place_detached(nonce, aad, buf, tag),
-            FileCipher::Aes256(c) => c.decrypt_in_place_detached(nonce, aad, buf, tag),
+            FileCipher::Aes128(c) => c.open_inout(nonce, aad, buf, tag),
+            FileCipher::Aes256(c) => c.open_inout(nonce, aad, buf, tag),
         }
     }
 
     /// The header tag: the AEAD of nothing, with the header as associated data.
     pub(super) fn header_tag(&self, header: &[u8; HEADER_LEN]) -> Result<[u8; 16], Error> {
-        self.seal(&HEADER_TAG_NONCE, header, &mut [])
+        self.seal(&HEADER_TAG_NONCE, header, (&mut [][..]).into())
     }
 
     pub(super) fn check_header_tag(
@@ -324,6 +309,6 @@ impl FileCipher {
         header: &[u8; HEADER_LEN],
         tag: &[u8; 16],
     ) -> Result<(), Error> {
-        self.open(&HEADER_TAG_NONCE, header, &mut [], tag)
+        self.open(&HEADER_TAG_NONCE, header, (&mut [][..]).into(), tag)
     }
 }

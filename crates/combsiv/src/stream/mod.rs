@@ -12,16 +12,19 @@
 //! CLI writing a file) write to a temporary place and discard it on error.
 //!
 //! ```
-//! use combsiv::stream::{self, Algorithm, Decryptor, Header, KeySource, MasterKey, Options};
+//! use combsiv::stream::{self, Algorithm, Decryptor, Encryptor, KeySource, MasterKey, Options};
 //!
 //! let key = MasterKey::generate()?;
-//! let header = Header::new(Algorithm::Aes256GcmSiv, 1024, KeySource::KeyFile)?;
+//! // The encryptor draws the stream's salt; encrypting consumes it.
+//! let encryptor = Encryptor::new(Algorithm::Aes256GcmSiv, 1024, KeySource::KeyFile)?;
+//! let header = encryptor.header().clone();
 //! let plaintext = vec![7u8; 5000];
 //! let mut sealed = Vec::new();
-//! stream::encrypt(&key, &header, &plaintext[..], &mut sealed, &Options::default(), |_| {})?;
+//! encryptor.encrypt(&key, &plaintext[..], &mut sealed, &Options::default(), |_| {})?;
 //!
 //! let decryptor = Decryptor::new(&sealed[..])?;
 //! assert_eq!(decryptor.header(), &header);
+//! decryptor.check_key(&key)?; // before creating any output
 //! let mut opened = Vec::new();
 //! decryptor.decrypt(&key, &mut opened, &Options::default(), |_| {})?;
 //! assert_eq!(opened, plaintext);
@@ -36,6 +39,7 @@
 mod header;
 mod pipeline;
 
+use alloc::string::String;
 use core::fmt;
 use std::io::{self, Read, Write};
 
@@ -46,6 +50,7 @@ pub use header::{
 use header::{FileCipher, chunk_nonce};
 use pipeline::Slot;
 
+use crate::aead::in_out;
 use crate::{Backend, Error};
 
 /// Everything that can go wrong reading or writing a stream.
@@ -73,6 +78,16 @@ pub enum StreamError {
         /// How many whole chunks were present.
         chunks: u64,
     },
+    /// The header asks for more key-derivation work than the reader allows ([`KdfLimits`]).
+    KdfTooExpensive {
+        /// What the header asks for.
+        asked: KeySource,
+        /// What the reader allows.
+        limits: KdfLimits,
+    },
+    /// A worker, the reader, the writer or the progress callback panicked; the stream was
+    /// stopped.
+    Panicked(String),
     /// A cryptographic operation failed (e.g. no randomness).
     Crypto(Error),
 }
@@ -97,6 +112,23 @@ impl fmt::Display for StreamError {
                 f,
                 "the stream is truncated: it ends after {chunks} chunks, before its final chunk"
             ),
+            StreamError::KdfTooExpensive { asked, limits } => {
+                let (memory, passes, lanes) = match asked {
+                    KeySource::Argon2id {
+                        memory_kib,
+                        iterations,
+                        parallelism,
+                    } => (*memory_kib, *iterations, *parallelism),
+                    KeySource::KeyFile => (0, 0, 0),
+                };
+                write!(
+                    f,
+                    "the header asks Argon2id for {memory} KiB, {passes} passes and {lanes} \
+                     lanes, more than this reader allows ({} KiB, {} passes, {} lanes)",
+                    limits.max_memory_kib, limits.max_iterations, limits.max_parallelism
+                )
+            }
+            StreamError::Panicked(what) => write!(f, "the stream stopped: {what}"),
             StreamError::Crypto(e) => write!(f, "{e}"),
         }
     }
@@ -193,55 +225,260 @@ fn read_full(input: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
     Ok(filled)
 }
 
-/// Encrypts all of `input` into `output` as one stream under `key`; returns the number of
-/// plaintext bytes. `progress` is called with the running count of input bytes consumed.
-pub fn encrypt(
-    key: &MasterKey,
-    header: &Header,
-    mut input: impl Read + Send,
-    mut output: impl Write + Send,
-    options: &Options,
-    mut progress: impl FnMut(u64) + Send,
-) -> Result<u64, StreamError> {
-    header.validate()?;
-    let cipher = FileCipher::new(key, header, options.backend())?;
-    let header_bytes = header.to_bytes();
-    output.write_all(&header_bytes)?;
-    output.write_all(&cipher.header_tag(&header_bytes)?)?;
-    let chunk = header.chunk_size as usize;
-    let mut sink = Sink::new(&mut output, &mut progress);
-    pipeline::run(
-        options.threads(),
-        chunk + TAG_LEN,
-        &mut input,
-        &mut sink,
-        |input, slot| {
-            slot.data.resize(chunk, 0);
-            match read_full(input, &mut slot.data) {
+/// Reads the next `want` bytes (fewer at the end) into the slot's buffer.
+fn read_into_slot(input: &mut impl Read, want: usize, slot: &mut Slot) -> io::Result<usize> {
+    slot.data.resize(want, 0);
+    let n = read_full(input, &mut slot.data)?;
+    slot.data.truncate(n);
+    Ok(n)
+}
+
+/// Names the next `want` bytes (fewer at the end) of an in-memory input of `len` bytes,
+/// from `*position`, as the slot's input; nothing is copied.
+fn take_range(len: usize, position: &mut usize, want: usize, slot: &mut Slot) -> usize {
+    let n = want.min(len - *position);
+    slot.input = Some(*position..*position + n);
+    *position += n;
+    n
+}
+
+/// The stream's chunk `slot` sealed: in its own buffer (read from a reader), or from
+/// `memory[slot.input]` into the buffer in one pass. The tag goes after the chunk.
+fn seal_slot(cipher: &FileCipher, header: &[u8; HEADER_LEN], memory: &[u8], slot: &mut Slot) {
+    let nonce = chunk_nonce(slot.index, slot.last);
+    let sealed = if let Some(range) = slot.input.clone() {
+        let plaintext = &memory[range];
+        slot.data.resize(plaintext.len() + TAG_LEN, 0);
+        let (body, tag) = slot.data.split_at_mut(plaintext.len());
+        in_out(plaintext, body)
+            .and_then(|buf| cipher.seal(&nonce, header, buf))
+            .map(|t| tag.copy_from_slice(&t))
+    } else {
+        let len = slot.data.len();
+        slot.data.resize(len + TAG_LEN, 0);
+        let (body, tag) = slot.data.split_at_mut(len);
+        cipher
+            .seal(&nonce, header, body.into())
+            .map(|t| tag.copy_from_slice(&t))
+    };
+    if let Err(e) = sealed {
+        slot.error = Some(e.into());
+    }
+}
+
+/// The stream's chunk `slot` opened (body then tag): in its own buffer, or from
+/// `memory[slot.input]` into the buffer in one pass. The buffer ends up holding the
+/// plaintext, or nothing on failure.
+fn open_slot(cipher: &FileCipher, header: &[u8; HEADER_LEN], memory: &[u8], slot: &mut Slot) {
+    let nonce = chunk_nonce(slot.index, slot.last);
+    let body_len = slot.input_len - TAG_LEN;
+    let opened = if let Some(range) = slot.input.clone() {
+        let (body, tag) = memory[range].split_at(body_len);
+        slot.data.resize(body_len, 0);
+        match (
+            <&[u8; TAG_LEN]>::try_from(tag),
+            in_out(body, &mut slot.data),
+        ) {
+            (Ok(tag), Ok(buf)) => cipher.open(&nonce, header, buf, tag),
+            _ => Err(Error::Authentication),
+        }
+    } else {
+        let (body, tag) = slot.data.split_at_mut(body_len);
+        match <&[u8; TAG_LEN]>::try_from(&*tag) {
+            Ok(tag) => cipher.open(&nonce, header, body.into(), tag),
+            Err(_) => Err(Error::Authentication),
+        }
+    };
+    slot.data.truncate(body_len);
+    if opened.is_err() {
+        slot.data.clear();
+        slot.error = Some(StreamError::Corrupted { chunk: slot.index });
+    }
+}
+
+/// A stream being encrypted: its header, with a salt drawn from the operating system's
+/// random number generator when it was made. Encrypting consumes it, so no two streams can
+/// share a salt (and with it a file key and every chunk nonce) through this API.
+///
+/// The header is available first so that the caller can derive the key it names: Argon2id
+/// salts with [`Header::salt`].
+#[derive(Debug)]
+pub struct Encryptor {
+    header: Header,
+    header_bytes: [u8; HEADER_LEN],
+}
+
+impl Encryptor {
+    /// A new stream of `chunk_size`-byte chunks sealed with `algorithm`, under a key obtained
+    /// as `key_source` says, with a fresh random salt.
+    pub fn new(
+        algorithm: Algorithm,
+        chunk_size: u32,
+        key_source: KeySource,
+    ) -> Result<Encryptor, StreamError> {
+        let mut salt = [0u8; 32];
+        getrandom::fill(&mut salt)
+            .map_err(|_| StreamError::Crypto(Error::RandomnessUnavailable))?;
+        Encryptor::with_salt_hazmat(Header {
+            algorithm,
+            chunk_size,
+            key_source,
+            salt,
+        })
+    }
+
+    /// **Hazardous**: a stream with the salt `header` names, for known-answer tests and
+    /// reproducible fixtures only. Two streams with the same salt under the same master key
+    /// share their file key and every chunk nonce: GCM-SIV then reveals which chunks are
+    /// equal. Use [`Encryptor::new`].
+    pub fn with_salt_hazmat(header: Header) -> Result<Encryptor, StreamError> {
+        header.validate()?;
+        let header_bytes = header.to_bytes();
+        Ok(Encryptor {
+            header,
+            header_bytes,
+        })
+    }
+
+    /// The header this stream will carry.
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// Encrypts all of `input` into `output` under `key`; returns the number of plaintext
+    /// bytes. `progress` is called with the running count of input bytes consumed.
+    pub fn encrypt(
+        self,
+        key: &MasterKey,
+        mut input: impl Read + Send,
+        mut output: impl Write + Send,
+        options: &Options,
+        mut progress: impl FnMut(u64) + Send,
+    ) -> Result<u64, StreamError> {
+        let cipher = self.begin(key, &mut output, options)?;
+        let chunk = self.header.chunk_size as usize;
+        let mut sink = Sink::new(&mut output, &mut progress);
+        pipeline::run(
+            options.threads(),
+            chunk + TAG_LEN,
+            &mut input,
+            &mut sink,
+            |input, slot| match read_into_slot(input, chunk, slot) {
                 Ok(n) => {
-                    slot.data.truncate(n);
                     slot.input_len = n;
                     slot.last = n < chunk;
                 }
                 Err(e) => slot.error = Some(e.into()),
-            }
-        },
-        |slot| {
-            let nonce = chunk_nonce(slot.index, slot.last);
-            match cipher.seal(&nonce, &header_bytes, &mut slot.data) {
-                Ok(tag) => slot.data.extend_from_slice(&tag),
-                Err(e) => slot.error = Some(e.into()),
-            }
-        },
-        |sink, slot| sink.write(slot),
-    )?;
-    let total = sink.consumed;
-    output.flush()?;
-    Ok(total)
+            },
+            |slot| seal_slot(&cipher, &self.header_bytes, &[], slot),
+            |sink, slot| sink.write(slot),
+        )?;
+        let total = sink.consumed;
+        output.flush()?;
+        Ok(total)
+    }
+
+    /// [`encrypt`](Self::encrypt) for an input already in memory (such as a file mapping):
+    /// each chunk is sealed straight from `input` into its output buffer, with no copy.
+    pub fn encrypt_slice(
+        self,
+        key: &MasterKey,
+        input: &[u8],
+        mut output: impl Write + Send,
+        options: &Options,
+        mut progress: impl FnMut(u64) + Send,
+    ) -> Result<u64, StreamError> {
+        let cipher = self.begin(key, &mut output, options)?;
+        let chunk = self.header.chunk_size as usize;
+        let mut sink = Sink::new(&mut output, &mut progress);
+        pipeline::run(
+            options.threads(),
+            chunk + TAG_LEN,
+            0,
+            &mut sink,
+            |position, slot| {
+                let n = take_range(input.len(), position, chunk, slot);
+                slot.input_len = n;
+                slot.last = n < chunk;
+            },
+            |slot| seal_slot(&cipher, &self.header_bytes, input, slot),
+            |sink, slot| sink.write(slot),
+        )?;
+        let total = sink.consumed;
+        output.flush()?;
+        Ok(total)
+    }
+
+    /// The file cipher, after writing the header and its tag.
+    fn begin(
+        &self,
+        key: &MasterKey,
+        output: &mut impl Write,
+        options: &Options,
+    ) -> Result<FileCipher, StreamError> {
+        let cipher = FileCipher::new(key, &self.header, options.backend())?;
+        output.write_all(&self.header_bytes)?;
+        output.write_all(&cipher.header_tag(&self.header_bytes)?)?;
+        Ok(cipher)
+    }
 }
 
-/// A stream being decrypted: the header is read and parsed first, so that the caller can
-/// derive the key it names (e.g. run Argon2id with its parameters).
+/// The most Argon2id work a reader does for a header before it can check the header's tag.
+///
+/// The parameters come from the header, which nobody has authenticated yet: without caps a
+/// crafted file could make a reader allocate gigabytes and spin for minutes before it learns
+/// that the file is not genuine. The defaults ([`KdfLimits::DEFAULT`]) allow 16 times the
+/// memory and 3 times the passes combsiv itself writes (64 MiB, 3 passes, 1 lane); raise
+/// them only for files you expect to have been made with more.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KdfLimits {
+    /// The most memory, in KiB.
+    pub max_memory_kib: u32,
+    /// The most passes over the memory.
+    pub max_iterations: u32,
+    /// The most lanes.
+    pub max_parallelism: u32,
+}
+
+impl KdfLimits {
+    /// 1 GiB, 10 passes, 4 lanes.
+    pub const DEFAULT: KdfLimits = KdfLimits {
+        max_memory_kib: 1024 * 1024,
+        max_iterations: 10,
+        max_parallelism: 4,
+    };
+
+    /// [`StreamError::KdfTooExpensive`] if `source` asks for more than these limits.
+    pub fn check(&self, source: &KeySource) -> Result<(), StreamError> {
+        match *source {
+            KeySource::Argon2id {
+                memory_kib,
+                iterations,
+                parallelism,
+            } if memory_kib > self.max_memory_kib
+                || iterations > self.max_iterations
+                || parallelism > self.max_parallelism =>
+            {
+                Err(StreamError::KdfTooExpensive {
+                    asked: *source,
+                    limits: *self,
+                })
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+impl Default for KdfLimits {
+    fn default() -> Self {
+        KdfLimits::DEFAULT
+    }
+}
+
+/// A stream being decrypted: the header is read, parsed and checked against the
+/// [`KdfLimits`] first, so that the caller can derive the key it names (e.g. run Argon2id
+/// with its parameters) and check it ([`check_key`](Self::check_key)) before creating any
+/// output.
 #[derive(Debug)]
 pub struct Decryptor<R: Read> {
     input: R,
@@ -251,8 +488,14 @@ pub struct Decryptor<R: Read> {
 }
 
 impl<R: Read> Decryptor<R> {
-    /// Reads and parses the header and header tag.
-    pub fn new(mut input: R) -> Result<Self, StreamError> {
+    /// Reads and parses the header and header tag, with the default [`KdfLimits`].
+    pub fn new(input: R) -> Result<Self, StreamError> {
+        Decryptor::with_limits(input, &KdfLimits::DEFAULT)
+    }
+
+    /// Reads and parses the header and header tag; a header asking for more key-derivation
+    /// work than `limits` allow is refused before anything else happens.
+    pub fn with_limits(mut input: R, limits: &KdfLimits) -> Result<Self, StreamError> {
         let mut prefix = [0u8; HEADER_LEN + TAG_LEN];
         let n = read_full(&mut input, &mut prefix)?;
         let (header_bytes, header_tag) = prefix.split_at(HEADER_LEN);
@@ -266,6 +509,7 @@ impl<R: Read> Decryptor<R> {
             return Err(StreamError::Truncated { chunks: 0 });
         }
         let header = Header::parse(&header_bytes)?;
+        limits.check(&header.key_source)?;
         Ok(Decryptor {
             input,
             header,
@@ -277,6 +521,21 @@ impl<R: Read> Decryptor<R> {
     /// The stream's header.
     pub fn header(&self) -> &Header {
         &self.header
+    }
+
+    /// [`StreamError::WrongKey`] unless the header tag verifies under `key`: a wrong key or
+    /// passphrase is found before any output exists.
+    pub fn check_key(&self, key: &MasterKey) -> Result<(), StreamError> {
+        self.cipher(key, &Options::default()).map(|_| ())
+    }
+
+    /// The file cipher, once the header tag verified under `key`.
+    fn cipher(&self, key: &MasterKey, options: &Options) -> Result<FileCipher, StreamError> {
+        let cipher = FileCipher::new(key, &self.header, options.backend())?;
+        cipher
+            .check_header_tag(&self.header_bytes, &self.header_tag)
+            .map_err(|_| StreamError::WrongKey)?;
+        Ok(cipher)
     }
 
     /// Decrypts the chunks into `output`, writing each only after it verified; returns the
@@ -292,10 +551,7 @@ impl<R: Read> Decryptor<R> {
     where
         R: Send,
     {
-        let cipher = FileCipher::new(key, &self.header, options.backend())?;
-        cipher
-            .check_header_tag(&self.header_bytes, &self.header_tag)
-            .map_err(|_| StreamError::WrongKey)?;
+        let cipher = self.cipher(key, options)?;
         let header_bytes = self.header_bytes;
         let sealed_chunk = self.header.chunk_size as usize + TAG_LEN;
         let mut sink = Sink::new(&mut output, &mut progress);
@@ -304,40 +560,60 @@ impl<R: Read> Decryptor<R> {
             sealed_chunk,
             &mut self.input,
             &mut sink,
-            |input, slot| {
-                slot.data.resize(sealed_chunk, 0);
-                match read_full(input, &mut slot.data) {
-                    Ok(n) if n == sealed_chunk => slot.input_len = n,
-                    Ok(n) if n >= TAG_LEN => {
-                        slot.data.truncate(n);
-                        slot.input_len = n;
-                        slot.last = true;
-                    }
-                    Ok(_) => {
-                        slot.data.clear();
-                        slot.error = Some(StreamError::Truncated { chunks: slot.index });
-                    }
-                    Err(e) => slot.error = Some(e.into()),
-                }
+            |input, slot| match read_into_slot(input, sealed_chunk, slot) {
+                Ok(n) => sealed_chunk_read(n, sealed_chunk, slot),
+                Err(e) => slot.error = Some(e.into()),
             },
-            |slot| {
-                let nonce = chunk_nonce(slot.index, slot.last);
-                let body_len = slot.input_len - TAG_LEN;
-                let (body, tag) = slot.data.split_at_mut(body_len);
-                let opened = match <&[u8; TAG_LEN]>::try_from(&*tag) {
-                    Ok(tag) => cipher.open(&nonce, &header_bytes, body, tag),
-                    Err(_) => Err(Error::Authentication),
-                };
-                if opened.is_err() {
-                    slot.error = Some(StreamError::Corrupted { chunk: slot.index });
-                }
-                slot.data.truncate(body_len);
-            },
+            |slot| open_slot(&cipher, &header_bytes, &[], slot),
             |sink, slot| sink.write(slot),
         )?;
         let total = sink.produced;
         output.flush()?;
         Ok(total)
+    }
+}
+
+impl Decryptor<&[u8]> {
+    /// [`decrypt`](Self::decrypt) for a stream already in memory (such as a file mapping):
+    /// each chunk is opened straight from the input into its output buffer, with no copy.
+    pub fn decrypt_slice(
+        self,
+        key: &MasterKey,
+        mut output: impl Write + Send,
+        options: &Options,
+        mut progress: impl FnMut(u64) + Send,
+    ) -> Result<u64, StreamError> {
+        let cipher = self.cipher(key, options)?;
+        let input = self.input;
+        let sealed_chunk = self.header.chunk_size as usize + TAG_LEN;
+        let mut sink = Sink::new(&mut output, &mut progress);
+        pipeline::run(
+            options.threads(),
+            sealed_chunk,
+            0,
+            &mut sink,
+            |position, slot| {
+                let n = take_range(input.len(), position, sealed_chunk, slot);
+                sealed_chunk_read(n, sealed_chunk, slot);
+            },
+            |slot| open_slot(&cipher, &self.header_bytes, input, slot),
+            |sink, slot| sink.write(slot),
+        )?;
+        let total = sink.produced;
+        output.flush()?;
+        Ok(total)
+    }
+}
+
+/// What `n` bytes read of a sealed chunk mean: a whole chunk, the final (shorter) one, or,
+/// with less than a tag, a stream cut before its final chunk.
+fn sealed_chunk_read(n: usize, sealed_chunk: usize, slot: &mut Slot) {
+    if n >= TAG_LEN {
+        slot.input_len = n;
+        slot.last = n < sealed_chunk;
+    } else {
+        slot.data.clear();
+        slot.error = Some(StreamError::Truncated { chunks: slot.index });
     }
 }
 

@@ -7,8 +7,16 @@
 //! writing of different chunks overlap on all cores. Each worker holds one chunk buffer, so
 //! memory is `threads` chunks. The first chunk that carries an error stops the stream after
 //! every chunk before it has been written.
+//!
+//! A panic anywhere in a worker (reading, the work, writing, or the progress report the
+//! writer makes) is caught in that worker and recorded as the stream's outcome, which wakes
+//! and stops every other worker: the call returns [`StreamError::Panicked`] instead of
+//! leaving the others waiting forever for the chunk that never comes.
 
+use alloc::string::String;
 use alloc::vec::Vec;
+use core::ops::Range;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread;
@@ -28,6 +36,8 @@ pub(super) struct Slot {
     pub(super) data: Zeroizing<Vec<u8>>,
     /// Input bytes consumed, for progress reports.
     pub(super) input_len: usize,
+    /// Where the input is, for inputs in memory (then `data` only receives the output).
+    pub(super) input: Option<Range<usize>>,
     /// Set by the reader (truncation, I/O error) or the worker (authentication failure).
     pub(super) error: Option<StreamError>,
 }
@@ -72,7 +82,7 @@ pub(super) fn run<R: Send, W: Send>(
     });
     let turn = Condvar::new();
     let stop = AtomicBool::new(false);
-    let worker = || {
+    let work_through = || {
         let mut buffer = Zeroizing::new(Vec::with_capacity(buffer_capacity));
         while !stop.load(Ordering::Acquire) {
             let mut slot = {
@@ -85,6 +95,7 @@ pub(super) fn run<R: Send, W: Send>(
                     last: false,
                     data: core::mem::take(&mut buffer),
                     input_len: 0,
+                    input: None,
                     error: None,
                 };
                 reader.next_index = reader.next_index.wrapping_add(1);
@@ -113,6 +124,23 @@ pub(super) fn run<R: Send, W: Send>(
             turn.notify_all();
             drop(writer);
             buffer = slot.data;
+        }
+    };
+    let worker = || {
+        if let Err(payload) = catch_unwind(AssertUnwindSafe(work_through)) {
+            let what = payload
+                .downcast_ref::<&str>()
+                .map(|s| String::from(*s))
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| String::from("a panic"));
+            let mut writer = lock(&writer);
+            if writer.outcome.is_none() {
+                writer.outcome = Some(Err(StreamError::Panicked(alloc::format!(
+                    "a stream thread panicked: {what}"
+                ))));
+            }
+            stop.store(true, Ordering::Release);
+            turn.notify_all();
         }
     };
     thread::scope(|scope| {

@@ -16,8 +16,8 @@ use aes_gcm_siv::aead::{AeadInOut, KeyInit};
 use cmac::Mac;
 use combsiv::Backend;
 use combsiv::stream::{
-    self, Algorithm, Decryptor, HEADER_LEN, Header, KeySource, MasterKey, Options, StreamError,
-    TAG_LEN,
+    self, Algorithm, Decryptor, Encryptor, HEADER_LEN, Header, KdfLimits, KeySource, MasterKey,
+    Options, StreamError, TAG_LEN,
 };
 use common::{Rng, available_backends, hex, load_vectors};
 
@@ -96,11 +96,21 @@ fn seal(
         backend: Some(backend),
     };
     let key = MasterKey::new(*master);
-    stream::encrypt(&key, header, plaintext, &mut out, &options, |_| {}).unwrap();
+    let encryptor = || Encryptor::with_salt_hazmat(header.clone()).unwrap();
+    encryptor()
+        .encrypt(&key, plaintext, &mut out, &options, |_| {})
+        .unwrap();
+    // The in-memory path (out-of-place sealing, no copy) writes the same stream.
+    let mut from_slice = Vec::new();
+    encryptor()
+        .encrypt_slice(&key, plaintext, &mut from_slice, &options, |_| {})
+        .unwrap();
+    assert_eq!(from_slice, out, "encrypt_slice differs from encrypt");
     out
 }
 
-/// Decrypts; returns what was written and the result.
+/// Decrypts, through a reader and from memory, which must agree; returns what was written
+/// and the result.
 fn open(
     master: &[u8; 32],
     sealed: &[u8],
@@ -113,6 +123,18 @@ fn open(
         backend: Some(backend),
     };
     let result = Decryptor::new(sealed).and_then(|d| d.decrypt(&key, &mut out, &options, |_| {}));
+    let mut from_slice = Vec::new();
+    let slice_result = Decryptor::new(sealed)
+        .and_then(|d| d.decrypt_slice(&key, &mut from_slice, &options, |_| {}));
+    assert_eq!(
+        from_slice, out,
+        "decrypt_slice wrote other bytes than decrypt"
+    );
+    assert_eq!(
+        format!("{slice_result:?}"),
+        format!("{result:?}"),
+        "decrypt_slice ended otherwise than decrypt"
+    );
     (out, result)
 }
 
@@ -310,21 +332,18 @@ fn headers_are_validated() {
     ));
     // Headers built field by field are checked before any output: a zero chunk size would
     // never reach a final chunk.
-    let mut out = Vec::new();
     let zero = Header {
         chunk_size: 0,
         ..header(Algorithm::Aes256GcmSiv, 64, [3; 32])
     };
-    let result = stream::encrypt(
-        &MasterKey::new([1; 32]),
-        &zero,
-        &b"x"[..],
-        &mut out,
-        &Options::default(),
-        |_| {},
-    );
-    assert!(matches!(result, Err(StreamError::InvalidHeader(_))));
-    assert!(out.is_empty());
+    assert!(matches!(
+        Encryptor::with_salt_hazmat(zero),
+        Err(StreamError::InvalidHeader(_))
+    ));
+    assert!(matches!(
+        Encryptor::new(Algorithm::Aes256GcmSiv, 8, KeySource::KeyFile),
+        Err(StreamError::InvalidHeader(_))
+    ));
     // A cut header is truncated; anything without the magic is not a stream.
     assert!(matches!(
         Decryptor::new(&good[..10]),
@@ -334,4 +353,167 @@ fn headers_are_validated() {
         Decryptor::new(&b"hello"[..]),
         Err(StreamError::NotCombsiv)
     ));
+}
+
+/// Every stream gets its own salt, so two encryptions of the same data under the same key
+/// share nothing; the only way to pick a salt is the hazardous constructor.
+#[test]
+fn every_encryptor_draws_a_fresh_salt() {
+    let key = MasterKey::new([9; 32]);
+    let mut salts = std::collections::HashSet::new();
+    let mut streams = Vec::new();
+    for _ in 0..16 {
+        let encryptor = Encryptor::new(Algorithm::Aes256GcmSiv, 64, KeySource::KeyFile).unwrap();
+        assert!(salts.insert(encryptor.header().salt));
+        let mut sealed = Vec::new();
+        encryptor
+            .encrypt(
+                &key,
+                &[5u8; 100][..],
+                &mut sealed,
+                &Options::default(),
+                |_| {},
+            )
+            .unwrap();
+        streams.push(sealed);
+    }
+    for (i, a) in streams.iter().enumerate() {
+        for b in &streams[i + 1..] {
+            assert_ne!(a[HEADER_LEN..], b[HEADER_LEN..]);
+        }
+    }
+}
+
+/// A header may not ask a reader for more Argon2id work than its limits allow: refused while
+/// parsing, before any key is derived. Raising the limits lets it through.
+#[test]
+fn argon2_parameters_in_a_header_are_capped() {
+    let mut h = header(Algorithm::Aes256GcmSiv, 64, [4; 32]);
+    let mut bytes_with = |memory_kib, iterations, parallelism| {
+        h.key_source = KeySource::Argon2id {
+            memory_kib,
+            iterations,
+            parallelism,
+        };
+        let mut bytes = h.to_bytes().to_vec();
+        bytes.extend_from_slice(&[0; TAG_LEN + TAG_LEN]);
+        bytes
+    };
+    let within = bytes_with(1024 * 1024, 10, 4);
+    assert!(Decryptor::new(&within[..]).is_ok());
+    for hostile in [
+        bytes_with(4 * 1024 * 1024, 3, 1),
+        bytes_with(64 * 1024, 64, 1),
+        bytes_with(64 * 1024, 3, 16),
+        bytes_with(u32::MAX, u32::MAX, u32::MAX),
+    ] {
+        let error = Decryptor::new(&hostile[..]).unwrap_err();
+        assert!(
+            matches!(error, StreamError::KdfTooExpensive { .. }),
+            "{error}"
+        );
+        assert!(error.to_string().contains("more than this reader allows"));
+        let raised = KdfLimits {
+            max_memory_kib: u32::MAX,
+            max_iterations: u32::MAX,
+            max_parallelism: u32::MAX,
+        };
+        assert!(Decryptor::with_limits(&hostile[..], &raised).is_ok());
+    }
+    // Key-file streams have no Argon2id work to cap.
+    let key_file = header(Algorithm::Aes256GcmSiv, 64, [4; 32]);
+    let tight = KdfLimits {
+        max_memory_kib: 0,
+        max_iterations: 0,
+        max_parallelism: 0,
+    };
+    let mut bytes = key_file.to_bytes().to_vec();
+    bytes.extend_from_slice(&[0; TAG_LEN]);
+    assert!(Decryptor::with_limits(&bytes[..], &tight).is_ok());
+}
+
+/// `check_key` finds a wrong key from the header alone, before any output.
+#[test]
+fn the_key_is_checked_before_any_output() {
+    let h = header(Algorithm::Aes128GcmSiv, 64, [6; 32]);
+    let sealed = seal(&[1; 32], &h, b"secret", (1, Backend::detected()));
+    let decryptor = Decryptor::new(&sealed[..]).unwrap();
+    assert!(decryptor.check_key(&MasterKey::new([1; 32])).is_ok());
+    assert!(matches!(
+        decryptor.check_key(&MasterKey::new([2; 32])),
+        Err(StreamError::WrongKey)
+    ));
+}
+
+/// A reader, writer or progress callback that panics at any chunk ends the whole stream with
+/// an error, on any number of threads; nothing hangs.
+#[test]
+fn a_panic_anywhere_in_the_pipeline_ends_the_stream_with_an_error() {
+    use std::io::{self, Read, Write};
+
+    struct PanickingReader {
+        left: usize,
+        panic_after: usize,
+    }
+    impl Read for PanickingReader {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            assert!(self.panic_after > 0, "reader panics");
+            let n = buf.len().min(self.left).min(16);
+            self.left -= n;
+            self.panic_after -= 1;
+            Ok(n)
+        }
+    }
+    struct PanickingWriter {
+        panic_after: usize,
+    }
+    impl Write for PanickingWriter {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            assert!(self.panic_after > 0, "writer panics");
+            self.panic_after -= 1;
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+    let key = MasterKey::new([3; 32]);
+    let plaintext = vec![1u8; 64 * 20];
+    let encryptor = || Encryptor::new(Algorithm::Aes256GcmSiv, 64, KeySource::KeyFile).unwrap();
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    for threads in [1, 2, 4] {
+        let options = Options {
+            threads,
+            backend: None,
+        };
+        for at in [0, 1, 7, 19] {
+            let reader = PanickingReader {
+                left: plaintext.len(),
+                panic_after: at,
+            };
+            let result = encryptor().encrypt(&key, reader, io::sink(), &options, |_| {});
+            assert!(
+                matches!(result, Err(StreamError::Panicked(_))),
+                "reader {at}"
+            );
+            // (The header and its tag are written before the pipeline starts, by the caller's
+            // thread: a panic there is the caller's own.)
+            let writer = PanickingWriter {
+                panic_after: at + 2,
+            };
+            let result = encryptor().encrypt_slice(&key, &plaintext, writer, &options, |_| {});
+            assert!(
+                matches!(result, Err(StreamError::Panicked(_))),
+                "writer {at}"
+            );
+            let result =
+                encryptor().encrypt_slice(&key, &plaintext, io::sink(), &options, |done| {
+                    assert!(done < 64 * (at as u64 + 1), "progress panics");
+                });
+            let error = result.unwrap_err();
+            assert!(error.to_string().contains("progress panics"), "{error}");
+        }
+    }
+    std::panic::set_hook(hook);
 }
