@@ -168,31 +168,12 @@ fn read_small(
 
 fn read_key_file(path: &Path, allow_insecure: bool) -> Result<MasterKey, Failure> {
     let text = read_small(path, (MAX_KEY_FILE, allow_insecure), "key file")?;
-    let bad = || {
+    MasterKey::from_key_file_text(&text).ok_or_else(|| {
         Failure::usage(
             format!("{} is not a combsiv key file", path.display()),
             "pass a file made by `combsiv keygen`",
         )
-    };
-    let mut lines = text
-        .lines()
-        .filter(|line| !line.trim_start().starts_with('#'));
-    let encoded = lines.next().ok_or_else(bad)?.trim();
-    if lines.any(|line| !line.trim().is_empty()) || encoded.len() != 64 {
-        return Err(bad());
-    }
-    let mut bytes = [0u8; 32];
-    // Strict hex: `from_str_radix` alone would also take a sign ("+f").
-    if !encoded.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return Err(bad());
-    }
-    for (byte, pair) in bytes.iter_mut().zip(encoded.as_bytes().chunks_exact(2)) {
-        let digits = std::str::from_utf8(pair).map_err(|_| bad())?;
-        *byte = u8::from_str_radix(digits, 16).map_err(|_| bad())?;
-    }
-    let key = MasterKey::new(bytes);
-    bytes.zeroize();
-    Ok(key)
+    })
 }
 
 fn prompt_passphrase(confirm: bool) -> Result<Zeroizing<String>, Failure> {

@@ -200,6 +200,41 @@ impl MasterKey {
     pub fn as_bytes(&self) -> &[u8; 32] {
         &self.0
     }
+
+    /// The key in a combsiv key file's text (what `combsiv keygen` writes): lines starting
+    /// with `#` are comments, and exactly one other line holds the key as 64 hex digits
+    /// (strictly: no sign, no prefix, no separators); blank lines are ignored. `None` for
+    /// anything else.
+    pub fn from_key_file_text(text: &str) -> Option<MasterKey> {
+        let mut lines = text
+            .lines()
+            .filter(|line| !line.trim_start().starts_with('#') && !line.trim().is_empty());
+        let encoded = lines.next()?.trim().as_bytes();
+        if lines.next().is_some() || encoded.len() != 64 {
+            return None;
+        }
+        let mut key = MasterKey([0; 32]);
+        let mut valid = 1;
+        for (byte, pair) in key.0.iter_mut().zip(encoded.chunks_exact(2)) {
+            let (high, high_valid) = hex_digit(pair[0]);
+            let (low, low_valid) = hex_digit(pair[1]);
+            *byte = high << 4 | low;
+            valid &= high_valid & low_valid;
+        }
+        // Only whether the whole file is valid is branched on.
+        (valid == 1).then_some(key)
+    }
+}
+
+/// A hex digit's value and 1, or 0 and 0 for any other byte, without branching on the
+/// (secret) byte.
+fn hex_digit(c: u8) -> (u8, u8) {
+    let c = i16::from(c);
+    // 1 if lo <= c <= hi: both differences are non-negative exactly then.
+    let within = |lo: i16, hi: i16| (!((c - lo) | (hi - c)) >> 15) & 1;
+    let (digit, lower, upper) = (within(0x30, 0x39), within(0x61, 0x66), within(0x41, 0x46));
+    let value = digit * (c - 0x30) + lower * (c - 0x57) + upper * (c - 0x37);
+    (value as u8, (digit | lower | upper) as u8)
 }
 
 impl core::fmt::Debug for MasterKey {
@@ -310,5 +345,39 @@ impl FileCipher {
         tag: &[u8; 16],
     ) -> Result<(), Error> {
         self.open(&HEADER_TAG_NONCE, header, (&mut [][..]).into(), tag)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::borrow::ToOwned;
+    use alloc::format;
+    use alloc::string::String;
+
+    #[test]
+    fn key_file_text_is_strict_hex_with_comments() {
+        let hex = "00ff10Aa".repeat(8);
+        let key = MasterKey::from_key_file_text(&format!("# comment\n\n{hex}\n")).unwrap();
+        assert_eq!(key.as_bytes()[..4], [0x00, 0xff, 0x10, 0xaa]);
+        for bad in [
+            String::new(),
+            "+f".repeat(32),
+            format!("{hex}0"),
+            hex[..62].to_owned(),
+            format!("{hex}\n{hex}"),
+            hex.replace('A', "g"),
+            hex.replace('0', " "),
+        ] {
+            assert!(MasterKey::from_key_file_text(&bad).is_none(), "{bad:?}");
+        }
+        // Every byte value: the 22 hex digits and nothing else.
+        let digits = (0..=255u8).filter(|&c| hex_digit(c).1 == 1).count();
+        assert_eq!(digits, 22);
+        for c in 0..=255u8 {
+            let expected = char::from(c).to_digit(16).map(|d| d as u8);
+            let (value, valid) = hex_digit(c);
+            assert_eq!((valid == 1).then_some(value), expected, "{c}");
+        }
     }
 }
