@@ -1,0 +1,173 @@
+"""Type stubs and documentation of the combsiv package."""
+
+from os import PathLike
+from typing import Optional, Sequence, Tuple, Union
+
+from typing_extensions import Buffer as _Buffer  # bytes, bytearray, memoryview, ...
+
+BytesLike = _Buffer
+AssociatedData = Optional[BytesLike]
+BatchAssociatedData = Union[None, BytesLike, Sequence[BytesLike]]
+StrPath = Union[str, "PathLike[str]"]
+
+class InvalidTag(Exception):
+    """The data is not authentic under this key, nonce and associated data.
+
+    Raised by ``decrypt_many`` too; then ``failed`` lists the indices of the messages that
+    failed and ``results`` holds the plaintexts of the others (``None`` for failed ones:
+    no plaintext of a failed message is ever returned).
+    """
+
+    failed: list[int]
+    results: list[Optional[bytes]]
+
+class KeyExhausted(Exception):
+    """A ``Sealer`` refused to encrypt: one more message would pass its usage bound."""
+
+class AESGCMSIV:
+    """AES-GCM-SIV (RFC 8452): authenticated encryption that stays secure when a nonce
+    repeats (a repeat only reveals whether two messages were equal).
+
+    Same surface as ``cryptography``'s ``AESGCMSIV``: 16- or 32-byte keys (AES-192 is not
+    offered: ``ValueError``), 12-byte nonces (``ValueError`` otherwise), ``encrypt`` returns
+    ``ciphertext || tag``, ``decrypt`` raises ``InvalidTag``. Any bytes-like object is
+    accepted for every input. Calls over 4 KiB release the GIL. The key schedule is wiped
+    when the object is freed.
+
+    ``backend`` picks "portable", "aesni" or "vaes" (default: the fastest this CPU has).
+    """
+
+    def __init__(self, key: BytesLike, backend: Optional[str] = None) -> None: ...
+    @staticmethod
+    def generate_key(bit_length: int) -> bytes:
+        """128 or 256 random bits from the operating system."""
+    @property
+    def backend(self) -> str: ...
+    def encrypt(self, nonce: BytesLike, data: BytesLike, associated_data: AssociatedData) -> bytes: ...
+    def decrypt(self, nonce: BytesLike, data: BytesLike, associated_data: AssociatedData) -> bytes: ...
+    def encrypt_into(
+        self, nonce: BytesLike, data: BytesLike, associated_data: AssociatedData, buf: BytesLike
+    ) -> int:
+        """Writes ``ciphertext || tag`` into ``buf``, which must be exactly ``len(data) + 16``
+        bytes and writable (``ValueError`` otherwise); returns the length written."""
+    def decrypt_into(
+        self, nonce: BytesLike, data: BytesLike, associated_data: AssociatedData, buf: BytesLike
+    ) -> int:
+        """Writes the plaintext into ``buf`` (exactly ``len(data) - 16`` bytes); on
+        ``InvalidTag`` the buffer is zeroed."""
+    def encrypt_many(
+        self,
+        nonces: Sequence[BytesLike],
+        messages: Sequence[BytesLike],
+        associated_data: BatchAssociatedData = None,
+    ) -> list[bytes]:
+        """Encrypts every message under its nonce in one call (the library's ``seal_batch``):
+        the Python overhead is paid once. ``associated_data`` is ``None``, one bytes-like
+        object for every message, or a sequence with one per message."""
+    def decrypt_many(
+        self,
+        nonces: Sequence[BytesLike],
+        messages: Sequence[BytesLike],
+        associated_data: BatchAssociatedData = None,
+    ) -> list[bytes]:
+        """Decrypts every message; if any is not authentic, raises ``InvalidTag`` whose
+        ``failed`` names them and whose ``results`` has the others' plaintexts."""
+
+class AESGCM:
+    """AES-GCM (NIST SP 800-38D), with ``cryptography``'s ``AESGCM`` surface: 16- or 32-byte
+    keys, nonces of 8 to 128 bytes (12 is the fast, recommended length). Never repeat a
+    nonce under one key: a repeat reveals the XOR of two plaintexts and lets an attacker
+    forge. Methods as in ``AESGCMSIV``."""
+
+    def __init__(self, key: BytesLike, backend: Optional[str] = None) -> None: ...
+    @staticmethod
+    def generate_key(bit_length: int) -> bytes: ...
+    @property
+    def backend(self) -> str: ...
+    def encrypt(self, nonce: BytesLike, data: BytesLike, associated_data: AssociatedData) -> bytes: ...
+    def decrypt(self, nonce: BytesLike, data: BytesLike, associated_data: AssociatedData) -> bytes: ...
+    def encrypt_into(
+        self, nonce: BytesLike, data: BytesLike, associated_data: AssociatedData, buf: BytesLike
+    ) -> int: ...
+    def decrypt_into(
+        self, nonce: BytesLike, data: BytesLike, associated_data: AssociatedData, buf: BytesLike
+    ) -> int: ...
+    def encrypt_many(
+        self,
+        nonces: Sequence[BytesLike],
+        messages: Sequence[BytesLike],
+        associated_data: BatchAssociatedData = None,
+    ) -> list[bytes]: ...
+    def decrypt_many(
+        self,
+        nonces: Sequence[BytesLike],
+        messages: Sequence[BytesLike],
+        associated_data: BatchAssociatedData = None,
+    ) -> list[bytes]: ...
+
+class Sealer:
+    """AES-GCM-SIV with a random 96-bit nonce per message and a usage budget: each ``seal``
+    is counted (thread-safely), and one that would take the random-nonce advantage bound
+    past ``2**limit_log2`` raises ``KeyExhausted`` before any work. ``seal`` returns
+    ``nonce || ciphertext || tag``."""
+
+    def __init__(self, key: BytesLike, limit_log2: float = -32.0) -> None: ...
+    def seal(self, data: BytesLike, associated_data: AssociatedData = None) -> bytes: ...
+    def open(self, sealed: BytesLike, associated_data: AssociatedData = None) -> bytes: ...
+    @property
+    def usage(self) -> Tuple[int, int, int]:
+        """(messages, blocks, longest message in blocks) sealed so far."""
+    @property
+    def bound_log2(self) -> float: ...
+
+class Bound:
+    """An AES-GCM-SIV advantage bound (Gueron, Langley, Lindell): its terms and their sum."""
+
+    @property
+    def log2(self) -> float: ...
+    @property
+    def terms(self) -> list[Tuple[str, str, float]]:
+        """(name, formula, log2) of every term."""
+    @property
+    def dominant(self) -> Optional[str]: ...
+    @property
+    def exceeds_length_limit(self) -> bool:
+        """Messages over RFC 8452's 2**36 bytes: then no bound applies."""
+    def within(self, limit_log2: float = -32.0) -> bool: ...
+
+def nonce_bound(nonces: float, per_nonce: float, max_bytes: int) -> Bound:
+    """The bound for ``nonces`` distinct nonces, each encrypting at most ``per_nonce``
+    messages of at most ``max_bytes`` bytes."""
+
+def random_nonce_bound(messages: float, max_bytes: int) -> Bound:
+    """The bound for ``messages`` messages of at most ``max_bytes`` bytes under random
+    96-bit nonces."""
+
+def backend() -> str:
+    """The backend new ciphers use on this CPU: "vaes", "aesni" or "portable"."""
+
+def available_backends() -> list[str]:
+    """Every backend this CPU can run."""
+
+def encrypt_file(
+    src: StrPath,
+    dst: StrPath,
+    key: BytesLike,
+    *,
+    chunk_size: int = 262144,
+    aes128: bool = False,
+    threads: int = 0,
+    overwrite: bool = False,
+) -> int:
+    """Encrypts ``src`` into a new file ``dst`` in the combsiv stream format (what
+    ``combsiv encrypt -k KEYFILE`` writes) under a 32-byte master key; returns the plaintext
+    length. Runs on all cores without the GIL."""
+
+def decrypt_file(
+    src: StrPath, dst: StrPath, key: BytesLike, *, threads: int = 0, overwrite: bool = False
+) -> int:
+    """Decrypts a combsiv file (key-file encrypted) into a new file ``dst``; raises
+    ``InvalidTag`` for a wrong key or damaged data, and then leaves no ``dst``."""
+
+def load_key_file(path: StrPath) -> bytes:
+    """The 32-byte master key in a key file made by ``combsiv keygen``."""

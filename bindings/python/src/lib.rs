@@ -1,0 +1,388 @@
+//! The `combsiv` Python package's extension module (`combsiv._combsiv`): PyO3 classes over
+//! the combsiv library. The Python-facing documentation is in `python/combsiv/__init__.pyi`.
+
+#![deny(unsafe_code)]
+
+mod aead;
+mod buffer;
+mod files;
+
+use combsiv::bounds::{self, NonceProfile, RandomNonceProfile};
+use combsiv::{Aes128, Aes256, AesGcm, AesGcmSiv, Backend};
+use pyo3::create_exception;
+use pyo3::exceptions::{PyException, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyList};
+use zeroize::Zeroize;
+
+use crate::aead::{Gcm, Siv, key_of, to_py};
+use crate::buffer::BytesLike;
+
+create_exception!(
+    combsiv,
+    InvalidTag,
+    PyException,
+    "The data is not authentic under this key, nonce and associated data."
+);
+create_exception!(
+    combsiv,
+    KeyExhausted,
+    PyException,
+    "A Sealer refused to encrypt: one more message would pass its key's usage bound."
+);
+
+fn backend_from_name(name: &str) -> PyResult<Backend> {
+    let backend = Backend::from_name(name)
+        .ok_or_else(|| PyValueError::new_err(format!("unknown backend {name:?}")))?;
+    if !backend.is_available() {
+        return Err(PyValueError::new_err(format!(
+            "backend {name:?} is not available on this CPU"
+        )));
+    }
+    Ok(backend)
+}
+
+/// A fixed-size key copied out of Python, wiped after use.
+fn with_key<T, const N: usize>(key: &[u8], f: impl FnOnce(&[u8; N]) -> T) -> Option<T> {
+    let mut copy: [u8; N] = key.try_into().ok()?;
+    let result = f(&copy);
+    copy.zeroize();
+    Some(result)
+}
+
+fn new_siv(key: &[u8], backend: Backend) -> Result<Siv, combsiv::Error> {
+    with_key(key, |k| {
+        AesGcmSiv::<Aes128>::with_backend(k, backend).map(Siv::Aes128)
+    })
+    .or_else(|| {
+        with_key(key, |k| {
+            AesGcmSiv::<Aes256>::with_backend(k, backend).map(Siv::Aes256)
+        })
+    })
+    .unwrap_or(Err(combsiv::Error::InvalidKeyLength))
+}
+
+fn new_gcm(key: &[u8], backend: Backend) -> Result<Gcm, combsiv::Error> {
+    with_key(key, |k| {
+        AesGcm::<Aes128>::with_backend(k, backend).map(Gcm::Aes128)
+    })
+    .or_else(|| {
+        with_key(key, |k| {
+            AesGcm::<Aes256>::with_backend(k, backend).map(Gcm::Aes256)
+        })
+    })
+    .unwrap_or(Err(combsiv::Error::InvalidKeyLength))
+}
+
+/// The methods both AEAD classes share, written once.
+macro_rules! aead_class {
+    ($class:ident, $name:literal, $cipher:ty, $new:ident) => {
+        #[pyclass(frozen, module = "combsiv", name = $name)]
+        struct $class {
+            cipher: $cipher,
+        }
+
+        #[pymethods]
+        impl $class {
+            #[new]
+            #[pyo3(signature = (key, backend = None))]
+            fn new(key: &Bound<'_, PyAny>, backend: Option<&str>) -> PyResult<Self> {
+                Ok($class {
+                    cipher: key_of(key, backend, $new)?,
+                })
+            }
+
+            #[staticmethod]
+            fn generate_key<'py>(
+                py: Python<'py>,
+                bit_length: &Bound<'py, PyAny>,
+            ) -> PyResult<Bound<'py, PyBytes>> {
+                aead::generate_key(py, bit_length)
+            }
+
+            #[getter]
+            fn backend(&self) -> &'static str {
+                self.backend_of().name()
+            }
+
+            #[pyo3(signature = (nonce, data, associated_data = None))]
+            fn encrypt<'py>(
+                &self,
+                py: Python<'py>,
+                nonce: &Bound<'py, PyAny>,
+                data: &Bound<'py, PyAny>,
+                associated_data: Option<&Bound<'py, PyAny>>,
+            ) -> PyResult<Bound<'py, PyBytes>> {
+                aead::encrypt(py, &self.cipher, (nonce, data, associated_data))
+            }
+
+            #[pyo3(signature = (nonce, data, associated_data = None))]
+            fn decrypt<'py>(
+                &self,
+                py: Python<'py>,
+                nonce: &Bound<'py, PyAny>,
+                data: &Bound<'py, PyAny>,
+                associated_data: Option<&Bound<'py, PyAny>>,
+            ) -> PyResult<Bound<'py, PyBytes>> {
+                aead::decrypt(py, &self.cipher, (nonce, data, associated_data))
+            }
+
+            #[pyo3(signature = (nonce, data, associated_data, buf))]
+            fn encrypt_into<'py>(
+                &self,
+                py: Python<'py>,
+                nonce: &Bound<'py, PyAny>,
+                data: &Bound<'py, PyAny>,
+                associated_data: Option<&Bound<'py, PyAny>>,
+                buf: &Bound<'py, PyAny>,
+            ) -> PyResult<usize> {
+                aead::encrypt_into(py, &self.cipher, (nonce, data, associated_data), buf)
+            }
+
+            #[pyo3(signature = (nonce, data, associated_data, buf))]
+            fn decrypt_into<'py>(
+                &self,
+                py: Python<'py>,
+                nonce: &Bound<'py, PyAny>,
+                data: &Bound<'py, PyAny>,
+                associated_data: Option<&Bound<'py, PyAny>>,
+                buf: &Bound<'py, PyAny>,
+            ) -> PyResult<usize> {
+                aead::decrypt_into(py, &self.cipher, (nonce, data, associated_data), buf)
+            }
+
+            #[pyo3(signature = (nonces, messages, associated_data = None))]
+            fn encrypt_many<'py>(
+                &self,
+                py: Python<'py>,
+                nonces: &Bound<'py, PyAny>,
+                messages: &Bound<'py, PyAny>,
+                associated_data: Option<&Bound<'py, PyAny>>,
+            ) -> PyResult<Bound<'py, PyList>> {
+                aead::encrypt_many(py, &self.cipher, (nonces, messages, associated_data))
+            }
+
+            #[pyo3(signature = (nonces, messages, associated_data = None))]
+            fn decrypt_many<'py>(
+                &self,
+                py: Python<'py>,
+                nonces: &Bound<'py, PyAny>,
+                messages: &Bound<'py, PyAny>,
+                associated_data: Option<&Bound<'py, PyAny>>,
+            ) -> PyResult<Bound<'py, PyList>> {
+                aead::decrypt_many(py, &self.cipher, (nonces, messages, associated_data))
+            }
+
+            fn __repr__(&self) -> String {
+                format!("<combsiv.{} backend={}>", $name, self.backend_of().name())
+            }
+        }
+    };
+}
+
+aead_class!(AesGcmSivClass, "AESGCMSIV", Siv, new_siv);
+aead_class!(AesGcmClass, "AESGCM", Gcm, new_gcm);
+
+impl AesGcmSivClass {
+    fn backend_of(&self) -> Backend {
+        match &self.cipher {
+            Siv::Aes128(c) => c.backend(),
+            Siv::Aes256(c) => c.backend(),
+        }
+    }
+}
+
+impl AesGcmClass {
+    fn backend_of(&self) -> Backend {
+        match &self.cipher {
+            Gcm::Aes128(c) => c.backend(),
+            Gcm::Aes256(c) => c.backend(),
+        }
+    }
+}
+
+/// Either key size of the library's `Sealer`.
+enum AnySealer {
+    Aes128(combsiv::Sealer<Aes128>),
+    Aes256(combsiv::Sealer<Aes256>),
+}
+
+/// AES-GCM-SIV with random nonces and a usage budget (see the stub for the contract).
+#[pyclass(frozen, module = "combsiv", name = "Sealer")]
+struct SealerClass {
+    sealer: AnySealer,
+}
+
+#[pymethods]
+impl SealerClass {
+    #[new]
+    #[pyo3(signature = (key, limit_log2 = -32.0))]
+    fn new(key: &Bound<'_, PyAny>, limit_log2: f64) -> PyResult<Self> {
+        let cipher = key_of(key, None, new_siv)?;
+        let sealer = match cipher {
+            Siv::Aes128(c) => AnySealer::Aes128(combsiv::Sealer::with_limit(c, limit_log2)),
+            Siv::Aes256(c) => AnySealer::Aes256(combsiv::Sealer::with_limit(c, limit_log2)),
+        };
+        Ok(SealerClass { sealer })
+    }
+
+    #[pyo3(signature = (data, associated_data = None))]
+    fn seal<'py>(
+        &self,
+        py: Python<'py>,
+        data: &Bound<'py, PyAny>,
+        associated_data: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let data = BytesLike::new(data)?;
+        let aad = BytesLike::optional(associated_data)?;
+        let aad = aad.as_ref().map_or(&[][..], BytesLike::bytes);
+        let sealed = match &self.sealer {
+            AnySealer::Aes128(s) => s.seal(aad, data.bytes()),
+            AnySealer::Aes256(s) => s.seal(aad, data.bytes()),
+        }
+        .map_err(to_py)?;
+        Ok(PyBytes::new(py, &sealed))
+    }
+
+    #[pyo3(signature = (sealed, associated_data = None))]
+    fn open<'py>(
+        &self,
+        py: Python<'py>,
+        sealed: &Bound<'py, PyAny>,
+        associated_data: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let sealed = BytesLike::new(sealed)?;
+        let aad = BytesLike::optional(associated_data)?;
+        let aad = aad.as_ref().map_or(&[][..], BytesLike::bytes);
+        let mut opened = match &self.sealer {
+            AnySealer::Aes128(s) => s.open(aad, sealed.bytes()),
+            AnySealer::Aes256(s) => s.open(aad, sealed.bytes()),
+        }
+        .map_err(to_py)?;
+        let bytes = PyBytes::new(py, &opened);
+        opened.zeroize();
+        Ok(bytes)
+    }
+
+    /// `(messages, blocks, max_blocks)` sealed so far.
+    #[getter]
+    fn usage(&self) -> (u64, u64, u64) {
+        let usage = match &self.sealer {
+            AnySealer::Aes128(s) => s.usage(),
+            AnySealer::Aes256(s) => s.usage(),
+        };
+        (usage.messages, usage.blocks, usage.max_blocks)
+    }
+
+    /// log2 of the random-nonce advantage bound of the usage so far.
+    #[getter]
+    fn bound_log2(&self) -> f64 {
+        match &self.sealer {
+            AnySealer::Aes128(s) => s.usage().bound_log2(),
+            AnySealer::Aes256(s) => s.usage().bound_log2(),
+        }
+    }
+}
+
+/// An advantage bound: its terms and their sum.
+#[pyclass(frozen, module = "combsiv", name = "Bound")]
+struct BoundClass {
+    bound: bounds::Bound,
+}
+
+#[pymethods]
+impl BoundClass {
+    /// log2 of the whole bound.
+    #[getter]
+    fn log2(&self) -> f64 {
+        self.bound.log2()
+    }
+
+    /// `(name, formula, log2)` of every term.
+    #[getter]
+    fn terms(&self) -> Vec<(&'static str, &'static str, f64)> {
+        self.bound
+            .terms()
+            .iter()
+            .map(|t| (t.name, t.formula, t.log2))
+            .collect()
+    }
+
+    /// The name of the largest term.
+    #[getter]
+    fn dominant(&self) -> Option<&'static str> {
+        self.bound.dominant().map(|t| t.name)
+    }
+
+    /// Whether the messages are longer than RFC 8452 allows (then no bound applies).
+    #[getter]
+    fn exceeds_length_limit(&self) -> bool {
+        self.bound.exceeds_length_limit()
+    }
+
+    #[pyo3(signature = (limit_log2 = -32.0))]
+    fn within(&self, limit_log2: f64) -> bool {
+        self.bound.within(limit_log2)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<combsiv.Bound 2^{:.4}>", self.bound.log2())
+    }
+}
+
+/// The AES-GCM-SIV bound for `nonces` distinct nonces, each encrypting at most `per_nonce`
+/// messages of at most `max_bytes` bytes.
+#[pyfunction]
+fn nonce_bound(nonces: f64, per_nonce: f64, max_bytes: u64) -> BoundClass {
+    BoundClass {
+        bound: bounds::gcm_siv_nonce_based(&NonceProfile {
+            nonces,
+            per_nonce,
+            max_blocks: bounds::blocks(max_bytes),
+        }),
+    }
+}
+
+/// The AES-GCM-SIV bound for `messages` messages of at most `max_bytes` bytes under random
+/// 96-bit nonces.
+#[pyfunction]
+fn random_nonce_bound(messages: f64, max_bytes: u64) -> BoundClass {
+    BoundClass {
+        bound: bounds::gcm_siv_random_nonces(&RandomNonceProfile {
+            messages,
+            max_blocks: bounds::blocks(max_bytes),
+        }),
+    }
+}
+
+/// The backend new ciphers use on this CPU: "vaes", "aesni" or "portable".
+#[pyfunction]
+fn backend() -> &'static str {
+    Backend::detected().name()
+}
+
+/// Every backend this CPU can run, slowest first.
+#[pyfunction]
+fn available_backends() -> Vec<&'static str> {
+    Backend::available()
+        .into_iter()
+        .map(Backend::name)
+        .collect()
+}
+
+#[pymodule]
+fn _combsiv(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add_class::<AesGcmSivClass>()?;
+    m.add_class::<AesGcmClass>()?;
+    m.add_class::<SealerClass>()?;
+    m.add_class::<BoundClass>()?;
+    m.add("InvalidTag", py.get_type::<InvalidTag>())?;
+    m.add("KeyExhausted", py.get_type::<KeyExhausted>())?;
+    m.add_function(wrap_pyfunction!(backend, m)?)?;
+    m.add_function(wrap_pyfunction!(available_backends, m)?)?;
+    m.add_function(wrap_pyfunction!(nonce_bound, m)?)?;
+    m.add_function(wrap_pyfunction!(random_nonce_bound, m)?)?;
+    files::register(m)?;
+    Ok(())
+}

@@ -1,0 +1,168 @@
+"""Batches against single calls and `cryptography`, the Sealer, files interoperating with the
+`combsiv` CLI in both directions, the bounds calculator and backend reporting."""
+
+import os
+import random
+import subprocess
+
+import pytest
+from cryptography.hazmat.primitives.ciphers import aead as reference
+
+import combsiv
+
+
+def mixed_batch(rng, n):
+    lengths = [0, 1, 15, 16, 17, 64, 100, 127, 128, 129, 1400, 1500, 5000]
+    lengths += [rng.randrange(0, 3000) for _ in range(n - len(lengths))]
+    rng.shuffle(lengths)
+    return [rng.randbytes(12) for _ in lengths], [rng.randbytes(n) for n in lengths]
+
+
+@pytest.mark.parametrize("cls,ref", [(combsiv.AESGCMSIV, reference.AESGCMSIV), (combsiv.AESGCM, reference.AESGCM)])
+@pytest.mark.parametrize("bits", [128, 256])
+def test_batches_equal_single_calls(cls, ref, bits, backend):
+    rng = random.Random(bits)
+    key = rng.randbytes(bits // 8)
+    cipher = cls(key, backend=backend)
+    nonces, messages = mixed_batch(rng, 60)
+    aads = [rng.randbytes(rng.randrange(0, 40)) for _ in messages]
+    for aad in (None, b"shared", aads):
+        sealed = cipher.encrypt_many(nonces, messages, aad)
+        each = aads if isinstance(aad, list) else [aad] * len(messages)
+        assert sealed == [ref(key).encrypt(n, m, a) for n, m, a in zip(nonces, messages, each)]
+        assert cipher.decrypt_many(nonces, sealed, aad) == messages
+        # Any sequence and any bytes-like items.
+        assert cipher.encrypt_many(tuple(map(bytearray, nonces)), map(memoryview, messages), aad) == sealed
+    assert cipher.encrypt_many([], []) == []
+    assert cipher.decrypt_many([], []) == []
+
+
+@pytest.mark.parametrize("cls", [combsiv.AESGCMSIV, combsiv.AESGCM])
+def test_forged_batch_members_fail_alone(cls, backend):
+    rng = random.Random(9)
+    cipher = cls(rng.randbytes(32), backend=backend)
+    nonces, messages = mixed_batch(rng, 30)
+    sealed = cipher.encrypt_many(nonces, messages)
+    forged = list(sealed)
+    bad = [2, 7, 19]
+    for i in bad:
+        forged[i] = bytes([forged[i][0] ^ 1]) + forged[i][1:]
+    forged[25] = forged[25][:10]  # shorter than a tag
+    with pytest.raises(combsiv.InvalidTag) as info:
+        cipher.decrypt_many(nonces, forged)
+    assert info.value.failed == sorted(bad + [25])
+    results = info.value.results
+    for i, result in enumerate(results):
+        if i in info.value.failed:
+            assert result is None
+        else:
+            assert result == messages[i]
+
+
+def test_batch_arguments_are_checked():
+    cipher = combsiv.AESGCMSIV(bytes(32))
+    with pytest.raises(ValueError, match="2 nonces for 1 messages"):
+        cipher.encrypt_many([b"\0" * 12] * 2, [b"x"])
+    with pytest.raises(ValueError, match="Nonce must be 12 bytes"):
+        cipher.encrypt_many([b"\0" * 11], [b"x"])
+    with pytest.raises(ValueError, match="associated data for"):
+        cipher.encrypt_many([b"\0" * 12], [b"x"], [b"a", b"b"])
+    with pytest.raises(TypeError):
+        cipher.encrypt_many(b"\0" * 12, [b"x"])
+    with pytest.raises(TypeError):
+        cipher.encrypt_many([b"\0" * 12], ["text"])
+    # GCM batches take every nonce length GCM takes.
+    gcm = combsiv.AESGCM(bytes(32))
+    nonces = [b"\1" * 8, b"\2" * 12, b"\3" * 100]
+    sealed = gcm.encrypt_many(nonces, [b"a", b"bb", b"ccc"])
+    assert sealed == [reference.AESGCM(bytes(32)).encrypt(n, m, None) for n, m in zip(nonces, [b"a", b"bb", b"ccc"])]
+    assert gcm.decrypt_many(nonces, sealed) == [b"a", b"bb", b"ccc"]
+
+
+def test_sealer_counts_and_refuses():
+    sealer = combsiv.Sealer(bytes(32))
+    sealed = sealer.seal(b"message", b"ad")
+    assert len(sealed) == 12 + 7 + 16
+    assert sealer.open(sealed, b"ad") == b"message"
+    assert combsiv.AESGCMSIV(bytes(32)).decrypt(sealed[:12], sealed[12:], b"ad") == b"message"
+    with pytest.raises(combsiv.InvalidTag):
+        sealer.open(sealed, b"other")
+    assert sealer.usage == (1, 1, 1)
+    assert sealer.seal(b"x") != sealer.seal(b"x"), "nonces must be fresh"
+    # A budget of 2^-200 is exhausted at once: refused before any work.
+    tight = combsiv.Sealer(bytes(16), limit_log2=-200.0)
+    with pytest.raises(combsiv.KeyExhausted):
+        tight.seal(b"x")
+    assert tight.usage == (0, 0, 0)
+
+
+def test_bounds_calculator():
+    page = combsiv.nonce_bound(2.0**64, 2.0**10, 2**10 * 16)
+    assert not page.within(-32)
+    assert round(page.log2) == -25
+    assert page.dominant is not None
+    assert len(page.terms) >= 3
+    small = combsiv.random_nonce_bound(2.0**32, 1500)
+    assert small.within() and small.log2 < -32
+    huge = combsiv.nonce_bound(1, 1, 2**40 * 16)
+    assert huge.exceeds_length_limit and not huge.within(0)
+
+
+def test_backends_reported():
+    available = combsiv.available_backends()
+    assert "portable" in available
+    assert combsiv.backend() in available
+    assert combsiv.AESGCMSIV(bytes(32)).backend == combsiv.backend()
+
+
+def keygen(cli, path):
+    subprocess.run([cli, "keygen", "-o", str(path)], check=True)
+
+
+def test_files_interoperate_with_the_cli_both_ways(tmp_path, combsiv_cli):
+    keyfile = tmp_path / "k.key"
+    keygen(combsiv_cli, keyfile)
+    key = combsiv.load_key_file(keyfile)
+    assert len(key) == 32
+    rng = random.Random(1)
+    for size in [0, 1, 1000, 300_000]:
+        data = rng.randbytes(size)
+        plain = tmp_path / f"plain{size}"
+        plain.write_bytes(data)
+        # Python encrypts, the CLI decrypts.
+        combsiv.encrypt_file(plain, tmp_path / f"py{size}.cmb", key, chunk_size=4096)
+        out = tmp_path / f"cli{size}.out"
+        subprocess.run(
+            [combsiv_cli, "decrypt", "-q", "-k", str(keyfile), "-i", str(tmp_path / f"py{size}.cmb"), "-o", str(out)],
+            check=True,
+        )
+        assert out.read_bytes() == data
+        # The CLI encrypts, Python decrypts.
+        sealed = tmp_path / f"cli{size}.cmb"
+        subprocess.run(
+            [combsiv_cli, "encrypt", "-q", "-k", str(keyfile), "-i", str(plain), "-o", str(sealed)], check=True
+        )
+        assert combsiv.decrypt_file(sealed, tmp_path / f"py{size}.out", key) == size
+        assert (tmp_path / f"py{size}.out").read_bytes() == data
+
+
+def test_files_fail_cleanly(tmp_path):
+    key = os.urandom(32)
+    (tmp_path / "plain").write_bytes(b"secret data" * 1000)
+    combsiv.encrypt_file(tmp_path / "plain", tmp_path / "sealed", key, chunk_size=1024)
+    with pytest.raises(OSError):
+        combsiv.encrypt_file(tmp_path / "plain", tmp_path / "sealed", key)
+    combsiv.encrypt_file(tmp_path / "plain", tmp_path / "sealed", key, overwrite=True, aes128=True)
+    with pytest.raises(combsiv.InvalidTag):
+        combsiv.decrypt_file(tmp_path / "sealed", tmp_path / "out", os.urandom(32))
+    assert not (tmp_path / "out").exists()
+    damaged = bytearray((tmp_path / "sealed").read_bytes())
+    damaged[-100] ^= 1
+    (tmp_path / "damaged").write_bytes(damaged)
+    with pytest.raises(combsiv.InvalidTag):
+        combsiv.decrypt_file(tmp_path / "damaged", tmp_path / "out", key)
+    assert not (tmp_path / "out").exists(), "a failed decryption left its output"
+    with pytest.raises(ValueError):
+        combsiv.encrypt_file(tmp_path / "plain", tmp_path / "x", b"short")
+    with pytest.raises(ValueError):
+        combsiv.load_key_file(tmp_path / "plain")
