@@ -245,6 +245,13 @@ fn maybe_detach<T: Send>(py: Python<'_>, bytes: usize, f: impl FnOnce() -> T + S
     }
 }
 
+/// A call's Python arguments: nonce(s), data and associated data.
+type Args<'a, 'py> = (
+    &'a Bound<'py, PyAny>,
+    &'a Bound<'py, PyAny>,
+    Option<&'a Bound<'py, PyAny>>,
+);
+
 /// The arguments every call checks the same way: nonce, data and associated data.
 struct Call<'py> {
     nonce: BytesLike<'py>,
@@ -277,11 +284,7 @@ impl<'py> Call<'py> {
 pub fn encrypt<'py, C: Cipher>(
     py: Python<'py>,
     cipher: &C,
-    (nonce, data, aad): (
-        &Bound<'py, PyAny>,
-        &Bound<'py, PyAny>,
-        Option<&Bound<'py, PyAny>>,
-    ),
+    (nonce, data, aad): Args<'_, 'py>,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let call = Call::new::<C>(nonce, data, aad)?;
     let (nonce, aad, plaintext) = (call.nonce.bytes(), call.aad(), call.data.bytes());
@@ -298,11 +301,7 @@ pub fn encrypt<'py, C: Cipher>(
 pub fn decrypt<'py, C: Cipher>(
     py: Python<'py>,
     cipher: &C,
-    (nonce, data, aad): (
-        &Bound<'py, PyAny>,
-        &Bound<'py, PyAny>,
-        Option<&Bound<'py, PyAny>>,
-    ),
+    (nonce, data, aad): Args<'_, 'py>,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let call = Call::new::<C>(nonce, data, aad)?;
     let (nonce, aad) = (call.nonce.bytes(), call.aad());
@@ -324,11 +323,7 @@ fn wrong_size(expected: usize) -> PyErr {
 pub fn encrypt_into<'py, C: Cipher>(
     py: Python<'py>,
     cipher: &C,
-    (nonce, data, aad): (
-        &Bound<'py, PyAny>,
-        &Bound<'py, PyAny>,
-        Option<&Bound<'py, PyAny>>,
-    ),
+    (nonce, data, aad): Args<'_, 'py>,
     buf: &Bound<'py, PyAny>,
 ) -> PyResult<usize> {
     let call = Call::new::<C>(nonce, data, aad)?;
@@ -350,11 +345,7 @@ pub fn encrypt_into<'py, C: Cipher>(
 pub fn decrypt_into<'py, C: Cipher>(
     py: Python<'py>,
     cipher: &C,
-    (nonce, data, aad): (
-        &Bound<'py, PyAny>,
-        &Bound<'py, PyAny>,
-        Option<&Bound<'py, PyAny>>,
-    ),
+    (nonce, data, aad): Args<'_, 'py>,
     buf: &Bound<'py, PyAny>,
 ) -> PyResult<usize> {
     let call = Call::new::<C>(nonce, data, aad)?;
@@ -478,11 +469,7 @@ impl<'py> Batch<'py> {
 pub fn encrypt_many<'py, C: Cipher>(
     py: Python<'py>,
     cipher: &C,
-    (nonces, messages, aad): (
-        &Bound<'py, PyAny>,
-        &Bound<'py, PyAny>,
-        Option<&Bound<'py, PyAny>>,
-    ),
+    (nonces, messages, aad): Args<'_, 'py>,
 ) -> PyResult<Bound<'py, PyList>> {
     let batch = Batch::new::<C>(nonces, messages, aad)?;
     let plain = batch.plain();
@@ -507,11 +494,7 @@ pub fn encrypt_many<'py, C: Cipher>(
 pub fn decrypt_many<'py, C: Cipher>(
     py: Python<'py>,
     cipher: &C,
-    (nonces, messages, aad): (
-        &Bound<'py, PyAny>,
-        &Bound<'py, PyAny>,
-        Option<&Bound<'py, PyAny>>,
-    ),
+    (nonces, messages, aad): Args<'_, 'py>,
 ) -> PyResult<Bound<'py, PyList>> {
     let batch = Batch::new::<C>(nonces, messages, aad)?;
     let plain = batch.plain();

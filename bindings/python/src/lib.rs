@@ -76,7 +76,8 @@ fn new_gcm(key: &[u8], backend: Backend) -> Result<Gcm, combsiv::Error> {
 
 /// The methods both AEAD classes share, written once.
 macro_rules! aead_class {
-    ($class:ident, $name:literal, $cipher:ty, $new:ident) => {
+    ($class:ident, $name:literal, $cipher:ty, $new:ident, $doc:literal) => {
+        #[doc = $doc]
         #[pyclass(frozen, module = "combsiv", name = $name)]
         struct $class {
             cipher: $cipher,
@@ -92,6 +93,7 @@ macro_rules! aead_class {
                 })
             }
 
+            /// A new random key of `bit_length` (128 or 256) bits from the OS.
             #[staticmethod]
             fn generate_key<'py>(
                 py: Python<'py>,
@@ -100,11 +102,13 @@ macro_rules! aead_class {
                 aead::generate_key(py, bit_length)
             }
 
+            /// The backend this object runs on: "portable", "aesni" or "vaes".
             #[getter]
             fn backend(&self) -> &'static str {
                 self.backend_of().name()
             }
 
+            /// `ciphertext || tag` of `data` under `nonce`, authenticating `associated_data`.
             #[pyo3(signature = (nonce, data, associated_data = None))]
             fn encrypt<'py>(
                 &self,
@@ -116,6 +120,8 @@ macro_rules! aead_class {
                 aead::encrypt(py, &self.cipher, (nonce, data, associated_data))
             }
 
+            /// The plaintext of `data` (`ciphertext || tag`); `InvalidTag` if it is not
+            /// authentic.
             #[pyo3(signature = (nonce, data, associated_data = None))]
             fn decrypt<'py>(
                 &self,
@@ -127,6 +133,8 @@ macro_rules! aead_class {
                 aead::decrypt(py, &self.cipher, (nonce, data, associated_data))
             }
 
+            /// `encrypt` into the writable `buf` of exactly `len(data) + 16` bytes; returns
+            /// the length written.
             #[pyo3(signature = (nonce, data, associated_data, buf))]
             fn encrypt_into<'py>(
                 &self,
@@ -139,6 +147,8 @@ macro_rules! aead_class {
                 aead::encrypt_into(py, &self.cipher, (nonce, data, associated_data), buf)
             }
 
+            /// `decrypt` into the writable `buf` of exactly `len(data) - 16` bytes, which is
+            /// zeroed if the data is not authentic; returns the length written.
             #[pyo3(signature = (nonce, data, associated_data, buf))]
             fn decrypt_into<'py>(
                 &self,
@@ -151,6 +161,8 @@ macro_rules! aead_class {
                 aead::decrypt_into(py, &self.cipher, (nonce, data, associated_data), buf)
             }
 
+            /// `encrypt` of every message under its nonce, in one call. `associated_data` is
+            /// None, one bytes-like object for all, or a sequence with one per message.
             #[pyo3(signature = (nonces, messages, associated_data = None))]
             fn encrypt_many<'py>(
                 &self,
@@ -162,6 +174,8 @@ macro_rules! aead_class {
                 aead::encrypt_many(py, &self.cipher, (nonces, messages, associated_data))
             }
 
+            /// `decrypt` of every message. If any fails, raises `InvalidTag` with `failed`
+            /// (their indices) and `results` (the others' plaintexts, None for failures).
             #[pyo3(signature = (nonces, messages, associated_data = None))]
             fn decrypt_many<'py>(
                 &self,
@@ -180,8 +194,22 @@ macro_rules! aead_class {
     };
 }
 
-aead_class!(AesGcmSivClass, "AESGCMSIV", Siv, new_siv);
-aead_class!(AesGcmClass, "AESGCM", Gcm, new_gcm);
+aead_class!(
+    AesGcmSivClass,
+    "AESGCMSIV",
+    Siv,
+    new_siv,
+    "AES-GCM-SIV (RFC 8452) with a 128- or 256-bit key: cryptography's AESGCMSIV surface. A \
+     repeated nonce only reveals whether two messages were equal."
+);
+aead_class!(
+    AesGcmClass,
+    "AESGCM",
+    Gcm,
+    new_gcm,
+    "AES-GCM (NIST SP 800-38D) with a 128- or 256-bit key: cryptography's AESGCM surface. \
+     Never repeat a nonce under one key."
+);
 
 impl AesGcmSivClass {
     fn backend_of(&self) -> Backend {
@@ -207,7 +235,9 @@ enum AnySealer {
     Aes256(combsiv::Sealer<Aes256>),
 }
 
-/// AES-GCM-SIV with random nonces and a usage budget (see the stub for the contract).
+/// AES-GCM-SIV with a random nonce per message and a usage budget: `seal` returns
+/// `nonce || ciphertext || tag` and raises `KeyExhausted` once one more message would take
+/// the random-nonce bound past 2**limit_log2.
 #[pyclass(frozen, module = "combsiv", name = "Sealer")]
 struct SealerClass {
     sealer: AnySealer,
@@ -226,6 +256,7 @@ impl SealerClass {
         Ok(SealerClass { sealer })
     }
 
+    /// `nonce || ciphertext || tag` of `data` under a fresh random nonce.
     #[pyo3(signature = (data, associated_data = None))]
     fn seal<'py>(
         &self,
@@ -244,6 +275,8 @@ impl SealerClass {
         Ok(PyBytes::new(py, &sealed))
     }
 
+    /// The plaintext of `nonce || ciphertext || tag`; `InvalidTag` if it is not authentic.
+    /// Opening does not count against the budget.
     #[pyo3(signature = (sealed, associated_data = None))]
     fn open<'py>(
         &self,
@@ -320,6 +353,7 @@ impl BoundClass {
         self.bound.exceeds_length_limit()
     }
 
+    /// Whether the bound is at most 2**limit_log2 (and the messages within RFC 8452's limit).
     #[pyo3(signature = (limit_log2 = -32.0))]
     fn within(&self, limit_log2: f64) -> bool {
         self.bound.within(limit_log2)

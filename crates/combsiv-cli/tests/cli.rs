@@ -74,6 +74,36 @@ impl Scratch {
             .assert()
     }
 
+    /// `combsiv encrypt -o out` reading stdin, once it has written `len` bytes to it and its
+    /// temporary output file exists; stdin stays open (the run waits for more).
+    fn encrypting_stdin_into_out(
+        &self,
+        len: usize,
+    ) -> (std::process::Child, std::process::ChildStdin) {
+        let mut child = StdCommand::new(assert_cmd::cargo::cargo_bin("combsiv"))
+            .args(["encrypt", "-q", "-o"])
+            .arg(self.path("out"))
+            .arg("-k")
+            .arg(self.path("key"))
+            .stdin(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(&pattern(len)).unwrap();
+        let started = std::time::Instant::now();
+        let temporary = || {
+            fs::read_dir(self.dir.path())
+                .unwrap()
+                .any(|e| e.unwrap().file_name().to_string_lossy().ends_with(".tmp"))
+        };
+        while !temporary() && started.elapsed().as_secs() < 10 {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        assert!(temporary(), "no temporary file appeared");
+        (child, stdin)
+    }
+
     /// Only these entries (besides the key) are in the directory: no temporary files left.
     fn assert_entries(&self, expected: &[&str]) {
         let mut names: Vec<String> = fs::read_dir(self.dir.path())
@@ -784,26 +814,7 @@ fn bounds_checks_the_published_tables_and_tells_the_whole_truth() {
 #[test]
 fn an_interrupted_run_leaves_no_temporary_file() {
     let s = Scratch::new();
-    let mut child = StdCommand::new(assert_cmd::cargo::cargo_bin("combsiv"))
-        .args(["encrypt", "-q", "-o"])
-        .arg(s.path("out"))
-        .arg("-k")
-        .arg(s.path("key"))
-        .stdin(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(&pattern(1 << 20)).unwrap();
-    let started = std::time::Instant::now();
-    let temporary = || {
-        fs::read_dir(s.dir.path())
-            .unwrap()
-            .any(|e| e.unwrap().file_name().to_string_lossy().ends_with(".tmp"))
-    };
-    while !temporary() && started.elapsed().as_secs() < 10 {
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    }
-    assert!(temporary(), "no temporary file appeared");
+    let (mut child, stdin) = s.encrypting_stdin_into_out(1 << 20);
     let killed = StdCommand::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()
@@ -860,27 +871,7 @@ fn one_gibibyte_round_trip() {
 #[test]
 fn a_target_that_appears_meanwhile_is_never_replaced() {
     let s = Scratch::new();
-    let mut child = StdCommand::new(assert_cmd::cargo::cargo_bin("combsiv"))
-        .args(["encrypt", "-q", "-o"])
-        .arg(s.path("out"))
-        .arg("-k")
-        .arg(s.path("key"))
-        .stdin(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(&pattern(1 << 16)).unwrap();
-    let started = std::time::Instant::now();
-    let temporary = || {
-        fs::read_dir(s.dir.path())
-            .unwrap()
-            .any(|e| e.unwrap().file_name().to_string_lossy().ends_with(".tmp"))
-    };
-    while !temporary() && started.elapsed().as_secs() < 10 {
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    }
-    assert!(temporary(), "no temporary file appeared");
+    let (child, stdin) = s.encrypting_stdin_into_out(1 << 16);
     fs::write(s.path("out"), b"precious").unwrap();
     drop(stdin);
     let output = child.wait_with_output().unwrap();

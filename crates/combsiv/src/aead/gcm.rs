@@ -115,27 +115,6 @@ impl<K: KeySize> AesGcm<K> {
         })
     }
 
-    /// Encrypts `buf` in place and returns the tag.
-    pub fn encrypt_in_place_detached(
-        &self,
-        nonce: &[u8; 12],
-        aad: &[u8],
-        buf: &mut [u8],
-    ) -> Result<[u8; 16], Error> {
-        self.seal_inout(nonce, aad, buf.into())
-    }
-
-    /// Decrypts `buf` in place if `tag` authenticates it. On any error `buf` is zeroed.
-    pub fn decrypt_in_place_detached(
-        &self,
-        nonce: &[u8; 12],
-        aad: &[u8],
-        buf: &mut [u8],
-        tag: &[u8; 16],
-    ) -> Result<(), Error> {
-        self.open_inout(nonce, aad, buf.into(), tag)
-    }
-
     /// Algorithm 4 (GCM-AE): C = GCTR(inc32(J0), P), T = GCTR(J0, S). Encryption and GHASH
     /// over the ciphertext run as one pass where the backend fuses them.
     pub(crate) fn seal_inout(

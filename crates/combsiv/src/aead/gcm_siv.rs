@@ -111,27 +111,6 @@ impl<K: KeySize> AesGcmSiv<K> {
         })
     }
 
-    /// Encrypts `buf` in place and returns the tag.
-    pub fn encrypt_in_place_detached(
-        &self,
-        nonce: &[u8; 12],
-        aad: &[u8],
-        buf: &mut [u8],
-    ) -> Result<[u8; 16], Error> {
-        self.seal_inout(nonce, aad, buf.into())
-    }
-
-    /// Decrypts `buf` in place if `tag` authenticates it. On any error `buf` is zeroed.
-    pub fn decrypt_in_place_detached(
-        &self,
-        nonce: &[u8; 12],
-        aad: &[u8],
-        buf: &mut [u8],
-        tag: &[u8; 16],
-    ) -> Result<(), Error> {
-        self.open_inout(nonce, aad, buf.into(), tag)
-    }
-
     /// Section 4: seals the input side of `buf` into its output side (the same bytes, or a
     /// separate buffer) and returns the tag.
     pub(crate) fn seal_inout(

@@ -207,8 +207,9 @@ pub(crate) fn open_to_vec(
     Ok(out)
 }
 
-/// The constructors every AEAD type has (the public API the crate promises), in terms of
-/// the type's own `from_key_bytes(KeyBytes, (Backend, Isa))`, and a `Debug` without keys.
+/// The constructors and detached entry points every AEAD type has (the public API the crate
+/// promises), in terms of the type's own `from_key_bytes(KeyBytes, (Backend, Isa))`,
+/// `seal_inout` and `open_inout`, and a `Debug` without keys.
 macro_rules! impl_common_surface {
     ($aead:ident) => {
         impl<K: $crate::aead::KeySize> $aead<K> {
@@ -240,6 +241,28 @@ macro_rules! impl_common_surface {
             /// The backend this cipher runs on.
             pub fn backend(&self) -> $crate::Backend {
                 self.backend
+            }
+
+            /// Encrypts `buf` in place and returns the tag.
+            pub fn encrypt_in_place_detached(
+                &self,
+                nonce: &[u8; 12],
+                aad: &[u8],
+                buf: &mut [u8],
+            ) -> Result<[u8; 16], $crate::Error> {
+                self.seal_inout(nonce, aad, buf.into())
+            }
+
+            /// Decrypts `buf` in place if `tag` authenticates it. On any error `buf` is
+            /// zeroed.
+            pub fn decrypt_in_place_detached(
+                &self,
+                nonce: &[u8; 12],
+                aad: &[u8],
+                buf: &mut [u8],
+                tag: &[u8; 16],
+            ) -> Result<(), $crate::Error> {
+                self.open_inout(nonce, aad, buf.into(), tag)
             }
 
             /// Encrypts `plaintext` into `ciphertext` (which must be exactly as long) and

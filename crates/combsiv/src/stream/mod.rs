@@ -225,21 +225,40 @@ fn read_full(input: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
     Ok(filled)
 }
 
-/// Reads the next `want` bytes (fewer at the end) into the slot's buffer.
-fn read_into_slot(input: &mut impl Read, want: usize, slot: &mut Slot) -> io::Result<usize> {
-    slot.data.resize(want, 0);
-    let n = read_full(input, &mut slot.data)?;
-    slot.data.truncate(n);
-    Ok(n)
+/// Where a stream's chunks come from: a reader, each chunk copied into its slot's buffer,
+/// or bytes already in memory, each slot naming its range (nothing is copied; the AEAD reads
+/// the range and writes the slot's buffer).
+enum Source<'m, R> {
+    Reader(R),
+    Memory { bytes: &'m [u8], position: usize },
 }
 
-/// Names the next `want` bytes (fewer at the end) of an in-memory input of `len` bytes,
-/// from `*position`, as the slot's input; nothing is copied.
-fn take_range(len: usize, position: &mut usize, want: usize, slot: &mut Slot) -> usize {
-    let n = want.min(len - *position);
-    slot.input = Some(*position..*position + n);
-    *position += n;
-    n
+impl<'m, R: Read> Source<'m, R> {
+    /// The bytes in memory (empty for a reader), for the workers to read their ranges from.
+    fn memory(&self) -> &'m [u8] {
+        match self {
+            Source::Reader(_) => &[],
+            Source::Memory { bytes, .. } => bytes,
+        }
+    }
+
+    /// Takes the next `want` bytes (fewer at the end) into the slot; returns how many.
+    fn next(&mut self, want: usize, slot: &mut Slot) -> io::Result<usize> {
+        match self {
+            Source::Reader(input) => {
+                slot.data.resize(want, 0);
+                let n = read_full(input, &mut slot.data)?;
+                slot.data.truncate(n);
+                Ok(n)
+            }
+            Source::Memory { bytes, position } => {
+                let n = want.min(bytes.len() - *position);
+                slot.input = Some(*position..*position + n);
+                *position += n;
+                Ok(n)
+            }
+        }
+    }
 }
 
 /// The stream's chunk `slot` sealed: in its own buffer (read from a reader), or from
@@ -350,32 +369,12 @@ impl Encryptor {
     pub fn encrypt(
         self,
         key: &MasterKey,
-        mut input: impl Read + Send,
-        mut output: impl Write + Send,
+        input: impl Read + Send,
+        output: impl Write + Send,
         options: &Options,
-        mut progress: impl FnMut(u64) + Send,
+        progress: impl FnMut(u64) + Send,
     ) -> Result<u64, StreamError> {
-        let cipher = self.begin(key, &mut output, options)?;
-        let chunk = self.header.chunk_size as usize;
-        let mut sink = Sink::new(&mut output, &mut progress);
-        pipeline::run(
-            options.threads(),
-            chunk + TAG_LEN,
-            &mut input,
-            &mut sink,
-            |input, slot| match read_into_slot(input, chunk, slot) {
-                Ok(n) => {
-                    slot.input_len = n;
-                    slot.last = n < chunk;
-                }
-                Err(e) => slot.error = Some(e.into()),
-            },
-            |slot| seal_slot(&cipher, &self.header_bytes, &[], slot),
-            |sink, slot| sink.write(slot),
-        )?;
-        let total = sink.consumed;
-        output.flush()?;
-        Ok(total)
+        self.run(key, Source::Reader(input), output, options, progress)
     }
 
     /// [`encrypt`](Self::encrypt) for an input already in memory (such as a file mapping):
@@ -384,24 +383,42 @@ impl Encryptor {
         self,
         key: &MasterKey,
         input: &[u8],
+        output: impl Write + Send,
+        options: &Options,
+        progress: impl FnMut(u64) + Send,
+    ) -> Result<u64, StreamError> {
+        let source: Source<'_, io::Empty> = Source::Memory {
+            bytes: input,
+            position: 0,
+        };
+        self.run(key, source, output, options, progress)
+    }
+
+    fn run(
+        self,
+        key: &MasterKey,
+        source: Source<'_, impl Read + Send>,
         mut output: impl Write + Send,
         options: &Options,
         mut progress: impl FnMut(u64) + Send,
     ) -> Result<u64, StreamError> {
         let cipher = self.begin(key, &mut output, options)?;
         let chunk = self.header.chunk_size as usize;
+        let memory = source.memory();
         let mut sink = Sink::new(&mut output, &mut progress);
         pipeline::run(
             options.threads(),
             chunk + TAG_LEN,
-            0,
+            source,
             &mut sink,
-            |position, slot| {
-                let n = take_range(input.len(), position, chunk, slot);
-                slot.input_len = n;
-                slot.last = n < chunk;
+            |source, slot| match source.next(chunk, slot) {
+                Ok(n) => {
+                    slot.input_len = n;
+                    slot.last = n < chunk;
+                }
+                Err(e) => slot.error = Some(e.into()),
             },
-            |slot| seal_slot(&cipher, &self.header_bytes, input, slot),
+            |slot| seal_slot(&cipher, &self.header_bytes, memory, slot),
             |sink, slot| sink.write(slot),
         )?;
         let total = sink.consumed;
@@ -544,27 +561,41 @@ impl<R: Read> Decryptor<R> {
     pub fn decrypt(
         mut self,
         key: &MasterKey,
-        mut output: impl Write + Send,
+        output: impl Write + Send,
         options: &Options,
-        mut progress: impl FnMut(u64) + Send,
+        progress: impl FnMut(u64) + Send,
     ) -> Result<u64, StreamError>
     where
         R: Send,
     {
         let cipher = self.cipher(key, options)?;
-        let header_bytes = self.header_bytes;
-        let sealed_chunk = self.header.chunk_size as usize + TAG_LEN;
+        let header = (self.header_bytes, self.header.chunk_size);
+        let source = Source::Reader(&mut self.input);
+        Self::run(&cipher, header, source, output, options, progress)
+    }
+
+    /// Opens the chunks of a stream with this header (its bytes and chunk size).
+    fn run(
+        cipher: &FileCipher,
+        (header_bytes, chunk_size): ([u8; HEADER_LEN], u32),
+        source: Source<'_, impl Read + Send>,
+        mut output: impl Write + Send,
+        options: &Options,
+        mut progress: impl FnMut(u64) + Send,
+    ) -> Result<u64, StreamError> {
+        let sealed_chunk = chunk_size as usize + TAG_LEN;
+        let memory = source.memory();
         let mut sink = Sink::new(&mut output, &mut progress);
         pipeline::run(
             options.threads(),
             sealed_chunk,
-            &mut self.input,
+            source,
             &mut sink,
-            |input, slot| match read_into_slot(input, sealed_chunk, slot) {
+            |source, slot| match source.next(sealed_chunk, slot) {
                 Ok(n) => sealed_chunk_read(n, sealed_chunk, slot),
                 Err(e) => slot.error = Some(e.into()),
             },
-            |slot| open_slot(&cipher, &header_bytes, &[], slot),
+            |slot| open_slot(cipher, &header_bytes, memory, slot),
             |sink, slot| sink.write(slot),
         )?;
         let total = sink.produced;
@@ -579,29 +610,17 @@ impl Decryptor<&[u8]> {
     pub fn decrypt_slice(
         self,
         key: &MasterKey,
-        mut output: impl Write + Send,
+        output: impl Write + Send,
         options: &Options,
-        mut progress: impl FnMut(u64) + Send,
+        progress: impl FnMut(u64) + Send,
     ) -> Result<u64, StreamError> {
         let cipher = self.cipher(key, options)?;
-        let input = self.input;
-        let sealed_chunk = self.header.chunk_size as usize + TAG_LEN;
-        let mut sink = Sink::new(&mut output, &mut progress);
-        pipeline::run(
-            options.threads(),
-            sealed_chunk,
-            0,
-            &mut sink,
-            |position, slot| {
-                let n = take_range(input.len(), position, sealed_chunk, slot);
-                sealed_chunk_read(n, sealed_chunk, slot);
-            },
-            |slot| open_slot(&cipher, &self.header_bytes, input, slot),
-            |sink, slot| sink.write(slot),
-        )?;
-        let total = sink.produced;
-        output.flush()?;
-        Ok(total)
+        let source: Source<'_, io::Empty> = Source::Memory {
+            bytes: self.input,
+            position: 0,
+        };
+        let header = (self.header_bytes, self.header.chunk_size);
+        Self::run(&cipher, header, source, output, options, progress)
     }
 }
 
