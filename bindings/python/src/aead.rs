@@ -1,6 +1,8 @@
 //! `AESGCMSIV` and `AESGCM`: the surface of `cryptography`'s classes of the same names, plus
 //! out-of-buffer and batch calls. One implementation ([`Cipher`]) serves both classes.
 
+use std::borrow::Cow;
+
 use combsiv::{Aes128, Aes256, AesGcm, AesGcmSiv, Backend, Error};
 use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -279,6 +281,18 @@ impl<'py> Call<'py> {
     fn aad(&self) -> &[u8] {
         self.aad.as_ref().map_or(&[], BytesLike::bytes)
     }
+
+    /// Nonce, associated data and data, copied if any of them shares memory with `out` (a
+    /// caller may pass one bytearray as input and output): the kernels must not read an
+    /// input while they write the output over it.
+    fn apart_from(&self, out: &Buffer<'_>) -> [Cow<'_, [u8]>; 3] {
+        let parts = [self.nonce.bytes(), self.aad(), self.data.bytes()];
+        if parts.iter().any(|part| out.overlaps(part)) {
+            parts.map(|part| Cow::Owned(part.to_vec()))
+        } else {
+            parts.map(Cow::Borrowed)
+        }
+    }
 }
 
 pub fn encrypt<'py, C: Cipher>(
@@ -327,8 +341,9 @@ pub fn encrypt_into<'py, C: Cipher>(
     buf: &Bound<'py, PyAny>,
 ) -> PyResult<usize> {
     let call = Call::new::<C>(nonce, data, aad)?;
-    let (nonce, aad, plaintext) = (call.nonce.bytes(), call.aad(), call.data.bytes());
     let mut buffer = Buffer::writable(buf)?;
+    let [nonce, aad, plaintext] = call.apart_from(&buffer);
+    let (nonce, aad, plaintext) = (&*nonce, &*aad, &*plaintext);
     let out = buffer.bytes_mut();
     if out.len() != plaintext.len() + TAG_LEN {
         return Err(wrong_size(plaintext.len() + TAG_LEN));
@@ -349,11 +364,12 @@ pub fn decrypt_into<'py, C: Cipher>(
     buf: &Bound<'py, PyAny>,
 ) -> PyResult<usize> {
     let call = Call::new::<C>(nonce, data, aad)?;
-    let (nonce, aad) = (call.nonce.bytes(), call.aad());
-    let Some((ciphertext, tag)) = call.data.bytes().split_last_chunk::<TAG_LEN>() else {
+    let mut buffer = Buffer::writable(buf)?;
+    let [nonce, aad, data] = call.apart_from(&buffer);
+    let (nonce, aad) = (&*nonce, &*aad);
+    let Some((ciphertext, tag)) = data.split_last_chunk::<TAG_LEN>() else {
         return Err(InvalidTag::new_err(()));
     };
-    let mut buffer = Buffer::writable(buf)?;
     let out = buffer.bytes_mut();
     if out.len() != ciphertext.len() {
         return Err(wrong_size(ciphertext.len()));

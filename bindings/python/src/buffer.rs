@@ -109,6 +109,15 @@ impl<'py> Buffer<'py> {
         unsafe { core::slice::from_raw_parts(self.raw.buf.cast::<u8>(), self.len()) }
     }
 
+    /// Whether `bytes` shares memory with this buffer (compared as addresses, without
+    /// making a reference to this buffer's contents).
+    pub fn overlaps(&self, bytes: &[u8]) -> bool {
+        let start = self.raw.buf as usize;
+        let end = start + self.len();
+        let other = bytes.as_ptr() as usize;
+        !bytes.is_empty() && self.len() != 0 && other < end && start < other + bytes.len()
+    }
+
     /// The bytes, writable; only for a buffer got with [`Buffer::writable`].
     pub fn bytes_mut(&mut self) -> &mut [u8] {
         if self.raw.len == 0 || self.raw.readonly != 0 {

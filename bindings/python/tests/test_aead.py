@@ -143,6 +143,15 @@ def test_every_buffer_type(cls, backend):
         cipher.decrypt_into(b"n" * 12, expected, b"ad", bytearray(13))
     with pytest.raises((TypeError, BufferError)):
         cipher.encrypt_into(b"n" * 12, b"hello world!", b"ad", bytes(len(expected)))
+    # One bytearray as input and output (in place): the input is read before it is written.
+    shared = bytearray(b"hello world!" + bytes(16))
+    assert cipher.encrypt_into(b"n" * 12, memoryview(shared)[:12], b"ad", shared) == len(expected)
+    assert bytes(shared) == expected
+    assert cipher.decrypt_into(b"n" * 12, shared, b"ad", memoryview(shared)[:12]) == 12
+    assert bytes(shared[:12]) == b"hello world!"
+    shifted = bytearray(b"xhello world!" + bytes(16))
+    cipher.encrypt_into(b"n" * 12, memoryview(shifted)[1:13], b"ad", memoryview(shifted)[:-1])
+    assert bytes(shifted[:-1]) == expected
     with pytest.raises(TypeError):
         cipher.encrypt(b"n" * 12, "text is not bytes", None)
     # A non-contiguous view is refused rather than misread.
