@@ -87,6 +87,66 @@ per_width! {
     ) -> [u8; 16] = open_whole;
 }
 
+per_width! {
+    /// `seal_batch`'s loop in one function: one dispatch for the whole batch, and every
+    /// message's seal inlined into the loop body, so that nothing but the data separates one
+    /// message's work from the next one's.
+    #[cfg(feature = "alloc")]
+    pub(crate) fn gcm_siv_seal_jobs(
+        key_generating_key: &RoundKeys,
+        jobs: &mut [crate::comb::SivJob<'_>],
+    ) = seal_jobs;
+}
+
+#[cfg(feature = "alloc")]
+#[inline(always)]
+fn seal_jobs<W: Width>(
+    width: W,
+    key_generating_key: &RoundKeys,
+    jobs: &mut [crate::comb::SivJob<'_>],
+) {
+    for job in jobs {
+        let message = SivMessage {
+            key_generating_key,
+            nonce: &job.nonce,
+            aad: job.aad,
+        };
+        job.tag = seal_whole(width, &message, (&mut *job.data).into());
+    }
+}
+
+per_width! {
+    /// `open_batch`'s loop in one function, as [`gcm_siv_seal_jobs`]: each job's tag is
+    /// checked in constant time and a job that fails is zeroed (through the one failure path
+    /// every decryption takes) and marked not authentic.
+    #[cfg(feature = "alloc")]
+    pub(crate) fn gcm_siv_open_jobs(
+        key_generating_key: &RoundKeys,
+        jobs: &mut [crate::comb::SivJob<'_>],
+    ) = open_jobs;
+}
+
+#[cfg(feature = "alloc")]
+#[inline(always)]
+fn open_jobs<W: Width>(
+    width: W,
+    key_generating_key: &RoundKeys,
+    jobs: &mut [crate::comb::SivJob<'_>],
+) {
+    for job in jobs {
+        let message = SivMessage {
+            key_generating_key,
+            nonce: &job.nonce,
+            aad: job.aad,
+        };
+        let received = &job.tag;
+        let opened = super::open_or_wipe((&mut *job.data).into(), |buf| {
+            super::check_tag(&open_whole(width, &message, buf, received), received)
+        });
+        job.authentic = opened.is_ok();
+    }
+}
+
 /// Messages whose POLYVAL input (padded AAD, padded plaintext, length block) is at most
 /// this many blocks take the short path: everything in 128-bit registers, no table.
 const SHORT_BLOCKS: usize = 8;
