@@ -407,7 +407,7 @@ fn bytes_likes<'py>(seq: &Bound<'py, PyAny>, what: &str) -> PyResult<Vec<BytesLi
 }
 
 impl<'py> Batch<'py> {
-    fn new<C: Cipher>(
+    fn new(
         nonces: &Bound<'py, PyAny>,
         messages: &Bound<'py, PyAny>,
         aad: Option<&Bound<'py, PyAny>>,
@@ -438,44 +438,45 @@ impl<'py> Batch<'py> {
                 }
             },
         };
-        let batch = Batch {
+        Ok(Batch {
             nonces,
             messages,
             aads,
-        };
-        for i in 0..batch.messages.len() {
-            C::check_nonce(batch.nonces[i].bytes())?;
-            check_len(batch.messages[i].bytes().len())?;
-            check_len(batch.aad(i).len())?;
-        }
-        Ok(batch)
+        })
     }
 
-    fn aad(&self, i: usize) -> &[u8] {
-        match &self.aads {
-            Aads::None => &[],
+    /// The bytes of every message, looked up once (each lookup is a call into Python's C
+    /// API) and checked.
+    fn plain<C: Cipher>(&self) -> PyResult<Vec<Item<'_>>> {
+        let shared = match &self.aads {
             Aads::Shared(aad) => aad.bytes(),
-            Aads::Each(aads) => aads[i].bytes(),
+            _ => &[],
+        };
+        let items: Vec<Item<'_>> = (0..self.messages.len())
+            .map(|i| Item {
+                nonce: self.nonces[i].bytes(),
+                message: self.messages[i].bytes(),
+                aad: match &self.aads {
+                    Aads::Each(aads) => aads[i].bytes(),
+                    _ => shared,
+                },
+            })
+            .collect();
+        for item in &items {
+            C::check_nonce(item.nonce)?;
+            check_len(item.message.len())?;
+            check_len(item.aad.len())?;
         }
+        Ok(items)
     }
 }
 
-/// A batch's bytes, borrowed from the Python objects (which the [`Batch`] keeps exported),
-/// for the part of the call that runs without the GIL.
-struct Plain<'a> {
-    nonces: Vec<&'a [u8]>,
-    messages: Vec<&'a [u8]>,
-    aads: Vec<&'a [u8]>,
-}
-
-impl<'py> Batch<'py> {
-    fn plain(&self) -> Plain<'_> {
-        Plain {
-            nonces: self.nonces.iter().map(BytesLike::bytes).collect(),
-            messages: self.messages.iter().map(BytesLike::bytes).collect(),
-            aads: (0..self.messages.len()).map(|i| self.aad(i)).collect(),
-        }
-    }
+/// One message of a batch, borrowed from the Python objects (which the [`Batch`] keeps
+/// alive and exported), for the part of the call that runs without the GIL.
+struct Item<'a> {
+    nonce: &'a [u8],
+    message: &'a [u8],
+    aad: &'a [u8],
 }
 
 /// Every message sealed straight from its input into its output `bytes` object (the
@@ -487,16 +488,18 @@ pub fn encrypt_many<'py, C: Cipher>(
     cipher: &C,
     (nonces, messages, aad): Args<'_, 'py>,
 ) -> PyResult<Bound<'py, PyList>> {
-    let batch = Batch::new::<C>(nonces, messages, aad)?;
-    let plain = batch.plain();
-    let lens: Vec<usize> = plain.messages.iter().map(|m| m.len() + TAG_LEN).collect();
+    let batch = Batch::new(nonces, messages, aad)?;
+    let items = batch.plain::<C>()?;
+    let lens: Vec<usize> = items
+        .iter()
+        .map(|item| item.message.len() + TAG_LEN)
+        .collect();
     let mut outputs = FreshBytes::new(py, &lens)?;
     let mut contents = outputs.contents_mut();
     maybe_detach(py, lens.iter().sum(), || -> Result<(), Error> {
-        for (i, out) in contents.iter_mut().enumerate() {
-            let (body, tag) = out.split_at_mut(plain.messages[i].len());
-            let sealed = cipher.seal(plain.nonces[i], plain.aads[i], plain.messages[i], body)?;
-            tag.copy_from_slice(&sealed);
+        for (item, out) in items.iter().zip(contents.iter_mut()) {
+            let (body, tag) = out.split_at_mut(item.message.len());
+            tag.copy_from_slice(&cipher.seal(item.nonce, item.aad, item.message, body)?);
         }
         Ok(())
     })
@@ -512,13 +515,12 @@ pub fn decrypt_many<'py, C: Cipher>(
     cipher: &C,
     (nonces, messages, aad): Args<'_, 'py>,
 ) -> PyResult<Bound<'py, PyList>> {
-    let batch = Batch::new::<C>(nonces, messages, aad)?;
-    let plain = batch.plain();
+    let batch = Batch::new(nonces, messages, aad)?;
+    let items = batch.plain::<C>()?;
     // A message shorter than a tag cannot be authentic: it fails alone.
-    let split: Vec<Option<(&[u8], &[u8; TAG_LEN])>> = plain
-        .messages
+    let split: Vec<Option<(&[u8], &[u8; TAG_LEN])>> = items
         .iter()
-        .map(|m| m.split_last_chunk::<TAG_LEN>())
+        .map(|item| item.message.split_last_chunk::<TAG_LEN>())
         .collect();
     let lens: Vec<usize> = split
         .iter()
@@ -532,8 +534,9 @@ pub fn decrypt_many<'py, C: Cipher>(
             .enumerate()
             .map(|(i, out)| {
                 split[i].is_some_and(|(ciphertext, tag)| {
+                    let item = &items[i];
                     cipher
-                        .open(plain.nonces[i], plain.aads[i], ciphertext, out, tag)
+                        .open(item.nonce, item.aad, ciphertext, out, tag)
                         .is_ok()
                 })
             })

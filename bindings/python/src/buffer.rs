@@ -176,7 +176,7 @@ impl<'py> BytesLike<'py> {
 /// New `bytes` objects written in place before anyone else sees them: a batch fills its
 /// outputs directly, with no intermediate buffer and no copy out.
 pub struct FreshBytes<'py> {
-    objects: Vec<Bound<'py, PyBytes>>,
+    objects: Vec<(Bound<'py, PyBytes>, usize)>,
 }
 
 impl<'py> FreshBytes<'py> {
@@ -184,7 +184,7 @@ impl<'py> FreshBytes<'py> {
     pub fn new(py: Python<'py>, lens: &[usize]) -> PyResult<FreshBytes<'py>> {
         let objects = lens
             .iter()
-            .map(|&len| PyBytes::new_with(py, len, |_| Ok(())))
+            .map(|&len| PyBytes::new_with(py, len, |_| Ok(())).map(|object| (object, len)))
             .collect::<PyResult<_>>()?;
         Ok(FreshBytes { objects })
     }
@@ -193,8 +193,8 @@ impl<'py> FreshBytes<'py> {
     pub fn contents_mut(&mut self) -> Vec<&mut [u8]> {
         self.objects
             .iter()
-            .map(|object| {
-                let len = object.len().unwrap_or(0);
+            .map(|(object, len)| {
+                let len = *len;
                 if len == 0 {
                     return &mut [][..];
                 }
@@ -213,6 +213,6 @@ impl<'py> FreshBytes<'py> {
 
     /// The objects, for the caller to share.
     pub fn into_objects(self) -> Vec<Bound<'py, PyBytes>> {
-        self.objects
+        self.objects.into_iter().map(|(object, _)| object).collect()
     }
 }
