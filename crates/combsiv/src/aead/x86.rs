@@ -39,6 +39,11 @@ use core::arch::x86_64::*;
 use aead::inout::InOutBuf;
 use zeroize::Zeroize;
 
+#[cfg(feature = "alloc")]
+mod batch;
+
+#[cfg(feature = "alloc")]
+use self::batch::{open_jobs, seal_jobs};
 use super::Hashed;
 use crate::aes::x86::{
     Counter, RoundKeys, Schedule, apply_keystream, apply_keystream_rounds, broadcast, encrypt,
@@ -88,9 +93,9 @@ per_width! {
 }
 
 per_width! {
-    /// `seal_batch`'s loop in one function: one dispatch for the whole batch, and every
-    /// message's seal inlined into the loop body, so that nothing but the data separates one
-    /// message's work from the next one's.
+    /// `seal_batch` in one function, one dispatch for the whole batch: short messages in
+    /// lockstep groups (`batch.rs`), the others through the single-message kernel inlined into
+    /// the loop.
     #[cfg(feature = "alloc")]
     pub(crate) fn gcm_siv_seal_jobs(
         key_generating_key: &RoundKeys,
@@ -98,25 +103,8 @@ per_width! {
     ) = seal_jobs;
 }
 
-#[cfg(feature = "alloc")]
-#[inline(always)]
-fn seal_jobs<W: Width>(
-    width: W,
-    key_generating_key: &RoundKeys,
-    jobs: &mut [crate::comb::SivJob<'_>],
-) {
-    for job in jobs {
-        let message = SivMessage {
-            key_generating_key,
-            nonce: &job.nonce,
-            aad: job.aad,
-        };
-        job.tag = seal_whole(width, &message, (&mut *job.data).into());
-    }
-}
-
 per_width! {
-    /// `open_batch`'s loop in one function, as [`gcm_siv_seal_jobs`]: each job's tag is
+    /// `open_batch` in one function, as [`gcm_siv_seal_jobs`]: each job's tag is
     /// checked in constant time and a job that fails is zeroed (through the one failure path
     /// every decryption takes) and marked not authentic.
     #[cfg(feature = "alloc")]
@@ -124,27 +112,6 @@ per_width! {
         key_generating_key: &RoundKeys,
         jobs: &mut [crate::comb::SivJob<'_>],
     ) = open_jobs;
-}
-
-#[cfg(feature = "alloc")]
-#[inline(always)]
-fn open_jobs<W: Width>(
-    width: W,
-    key_generating_key: &RoundKeys,
-    jobs: &mut [crate::comb::SivJob<'_>],
-) {
-    for job in jobs {
-        let message = SivMessage {
-            key_generating_key,
-            nonce: &job.nonce,
-            aad: job.aad,
-        };
-        let received = &job.tag;
-        let opened = super::open_or_wipe((&mut *job.data).into(), |buf| {
-            super::check_tag(&open_whole(width, &message, buf, received), received)
-        });
-        job.authentic = opened.is_ok();
-    }
 }
 
 /// Messages whose POLYVAL input (padded AAD, padded plaintext, length block) is at most

@@ -112,44 +112,82 @@ impl RoundKeys {
 /// `high` is the second half of an AES-256 key, `None` for AES-128.
 #[inline(always)]
 pub(crate) fn expand_key(aesni: Aesni, low: __m128i, high: Option<__m128i>) -> Schedule {
+    let mut keys = [[aesni.zero(); 15]];
+    expand_keys(aesni, [low], high.map(|high| [high]), &mut keys);
+    let [keys] = keys;
+    keys
+}
+
+/// [`expand_key`] for `N` registers of keys at once (`N x W::BLOCKS` keys, one per block),
+/// into `keys` (whose entries past the round count are left as they are),
+/// step by step across them: each step is a chain of about five dependent instructions, so
+/// `N` independent chains in program order keep the AES unit busy where one would leave it
+/// idle (batched GCM-SIV expands a record key per message).
+#[inline(always)]
+pub(crate) fn expand_keys<W: Width, const N: usize>(
+    width: W,
+    low: [W::Reg; N],
+    high: Option<[W::Reg; N]>,
+    keys: &mut [[W::Reg; 15]; N],
+) {
     // w[i] = w[i-Nk] ^ t for the four words of a round key becomes: every word XORs all the
     // words before it in the previous round key (a prefix XOR), then the broadcast t.
-    let prefix_xor = |k: __m128i| {
-        let k = aesni.xor(k, aesni.shift_bytes_up::<4>(k));
-        aesni.xor(k, aesni.shift_bytes_up::<8>(k))
+    let prefix_xor = |k: W::Reg| {
+        let k = width.xor(k, width.shift_bytes_up::<4>(k));
+        width.xor(k, width.shift_bytes_up::<8>(k))
     };
     // Byte indices 13, 14, 15, 12 in every column: RotWord(w3), broadcast.
-    let rot_word_3 = load128(&[
+    let rot_word_3 = width.broadcast(load128(&[
         13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15, 12,
-    ]);
-    let sub_rot = |w: __m128i, rcon: u128| {
-        let rcon = block_from(rcon * 0x0000_0001_0000_0001_0000_0001_0000_0001);
-        aesni.aesenclast(aesni.shuffle_bytes(w, rot_word_3), rcon)
+    ]));
+    let sub_rot = |w: W::Reg, rcon: &[u8; 16]| {
+        let rcon = width.broadcast(load128(rcon));
+        width.aesenclast(width.shuffle_bytes(w, rot_word_3), rcon)
     };
     // AES-256's extra step: SubWord(w3) without rotation or Rcon.
-    let sub = |w: __m128i| aesni.aesenclast(aesni.broadcast_word_3(w), aesni.zero());
-    const RCON: [u128; 10] = [0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x1b, 0x36];
+    let sub = |w: W::Reg| width.aesenclast(width.broadcast_word_3(w), width.zero());
+    // Rcon in every column, as blocks to load: a loop over N keys may stay rolled, and then
+    // building the broadcast from an integer would cost a 128-bit multiply per step.
+    const RCON: [[u8; 16]; 10] = {
+        let rcon = [0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x1b, 0x36];
+        let mut blocks = [[0; 16]; 10];
+        let mut i = 0;
+        while i < 40 {
+            blocks[i / 4][4 * (i % 4)] = rcon[i / 4];
+            i += 1;
+        }
+        blocks
+    };
 
-    let mut keys = [aesni.zero(); 15];
-    keys[0] = low;
+    for (keys, low) in keys.iter_mut().zip(low) {
+        keys[0] = low;
+    }
     match high {
         None => {
-            for (i, rcon) in RCON.into_iter().enumerate() {
-                keys[i + 1] = aesni.xor(prefix_xor(keys[i]), sub_rot(keys[i], rcon));
+            for (i, rcon) in RCON.iter().enumerate() {
+                for keys in keys.iter_mut() {
+                    keys[i + 1] = width.xor(prefix_xor(keys[i]), sub_rot(keys[i], rcon));
+                }
             }
         }
         Some(high) => {
-            keys[1] = high;
-            for (i, rcon) in RCON.into_iter().take(7).enumerate() {
+            for (keys, high) in keys.iter_mut().zip(high) {
+                keys[1] = high;
+            }
+            for (i, rcon) in RCON.iter().take(7).enumerate() {
                 let (even, odd) = (2 * i + 2, 2 * i + 3);
-                keys[even] = aesni.xor(prefix_xor(keys[even - 2]), sub_rot(keys[even - 1], rcon));
+                for keys in keys.iter_mut() {
+                    keys[even] =
+                        width.xor(prefix_xor(keys[even - 2]), sub_rot(keys[even - 1], rcon));
+                }
                 if odd < 15 {
-                    keys[odd] = aesni.xor(prefix_xor(keys[odd - 2]), sub(keys[even]));
+                    for keys in keys.iter_mut() {
+                        keys[odd] = width.xor(prefix_xor(keys[odd - 2]), sub(keys[even]));
+                    }
                 }
             }
         }
     }
-    keys
 }
 
 #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]

@@ -230,24 +230,51 @@ fn ccm_batches_match_single_message_and_fail_alone() {
     }
 }
 
+/// Short messages only: lengths 0..=120 (whole blocks a quarter of the time) with AAD of
+/// 0..=48 bytes, so that most jobs take the grouped short-message kernel (at most 8 hashed
+/// blocks) and a few just miss it; enough jobs for several full groups and a partial one.
+fn short_messages(rng: &mut Rng) -> Vec<Vec<u8>> {
+    let count = if cfg!(miri) {
+        9 + rng.below(8)
+    } else {
+        1 + rng.below(48)
+    };
+    (0..count)
+        .map(|_| {
+            let len = match rng.below(4) {
+                0 => 16 * rng.below(8),
+                _ => rng.below(121),
+            };
+            rng.bytes(len)
+        })
+        .collect()
+}
+
 /// Batches of 1..=48 jobs (three VAES groups), lengths 0..=5000 with empty and one-block
 /// messages, AAD from none to longer than the message (so that POLYVAL and the counter mode
-/// of one job take different paths), both key sizes; every sealed job equals the
-/// single-message result, and forged jobs fail alone and are zeroed.
+/// of one job take different paths), then batches of short messages (`short_messages`), both
+/// key sizes; every sealed job equals the single-message result, and forged jobs fail alone
+/// and are zeroed.
 fn siv_batches<K: combsiv::KeySize>(rng: &mut Rng) {
-    let rounds = if cfg!(miri) { 1 } else { 6 };
+    let rounds = if cfg!(miri) { 1 } else { 12 };
     for backend in backends_under_test() {
-        for _ in 0..rounds {
+        for round in 0..2 * rounds {
+            let short = round % 2 == 1;
             let key = K::Key::try_from(&rng.bytes(K::KEY_LEN)[..]).ok().unwrap();
             let cipher = combsiv::AesGcmSiv::<K>::with_backend(&key, backend).unwrap();
-            let originals = messages(rng, 16, false);
+            let originals = if short {
+                short_messages(rng)
+            } else {
+                messages(rng, 16, false)
+            };
             let params: Vec<([u8; 12], Vec<u8>)> = originals
                 .iter()
                 .map(|_| {
-                    let aad_len = match rng.below(4) {
-                        0 => 0,
-                        1 => rng.below(200),
-                        _ => rng.below(40),
+                    let aad_len = match (short, rng.below(4)) {
+                        (_, 0) => 0,
+                        (true, _) => rng.below(49),
+                        (false, 1) => rng.below(200),
+                        (false, _) => rng.below(40),
                     };
                     (rng.array(), rng.bytes(aad_len))
                 })

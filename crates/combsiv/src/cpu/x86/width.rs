@@ -83,6 +83,12 @@ pub(crate) trait Width: Copy {
     fn low_half_up(self, a: Self::Reg) -> Self::Reg;
     /// Moves the high half of each block to its low half, zeroing the high half.
     fn high_half_down(self, a: Self::Reg) -> Self::Reg;
+    /// Each block of `low` with its high half replaced by the low half of `high`'s block.
+    fn low_halves(self, low: Self::Reg, high: Self::Reg) -> Self::Reg;
+    /// Shifts each block left (towards byte 15) by `BYTES` bytes.
+    fn shift_bytes_up<const BYTES: i32>(self, a: Self::Reg) -> Self::Reg;
+    /// Word 3 of each block in all four of its words.
+    fn broadcast_word_3(self, a: Self::Reg) -> Self::Reg;
 
     fn aesenc(self, state: Self::Reg, key: Self::Reg) -> Self::Reg;
     fn aesenclast(self, state: Self::Reg, key: Self::Reg) -> Self::Reg;
@@ -206,6 +212,24 @@ impl Width for Aesni {
     }
 
     #[inline(always)]
+    fn low_halves(self, low: __m128i, high: __m128i) -> __m128i {
+        // SAFETY: SSE2 is part of the x86-64 baseline.
+        unsafe { _mm_unpacklo_epi64(low, high) }
+    }
+
+    #[inline(always)]
+    fn shift_bytes_up<const BYTES: i32>(self, a: __m128i) -> __m128i {
+        // SAFETY: SSE2 is part of the x86-64 baseline.
+        unsafe { _mm_slli_si128::<BYTES>(a) }
+    }
+
+    #[inline(always)]
+    fn broadcast_word_3(self, a: __m128i) -> __m128i {
+        // SAFETY: SSE2 is part of the x86-64 baseline.
+        unsafe { _mm_shuffle_epi32::<0xff>(a) }
+    }
+
+    #[inline(always)]
     fn aesenc(self, state: __m128i, key: __m128i) -> __m128i {
         // SAFETY: the Aesni token proves AES-NI.
         unsafe { _mm_aesenc_si128(state, key) }
@@ -221,30 +245,6 @@ impl Width for Aesni {
     fn clmul<const SELECT: i32>(self, a: __m128i, b: __m128i) -> __m128i {
         // SAFETY: the Aesni token proves PCLMULQDQ.
         unsafe { _mm_clmulepi64_si128::<SELECT>(a, b) }
-    }
-}
-
-/// 128-bit operations that only key expansion and the per-message setup need.
-impl Aesni {
-    /// Shifts the whole block left (towards byte 15) by `BYTES` bytes.
-    #[inline(always)]
-    pub(crate) fn shift_bytes_up<const BYTES: i32>(self, a: __m128i) -> __m128i {
-        // SAFETY: SSE2 is part of the x86-64 baseline.
-        unsafe { _mm_slli_si128::<BYTES>(a) }
-    }
-
-    /// Word 3 of `a` in all four words.
-    #[inline(always)]
-    pub(crate) fn broadcast_word_3(self, a: __m128i) -> __m128i {
-        // SAFETY: SSE2 is part of the x86-64 baseline.
-        unsafe { _mm_shuffle_epi32::<0xff>(a) }
-    }
-
-    /// The low halves of `low` and `high`, in that order.
-    #[inline(always)]
-    pub(crate) fn low_halves(self, low: __m128i, high: __m128i) -> __m128i {
-        // SAFETY: SSE2 is part of the x86-64 baseline.
-        unsafe { _mm_unpacklo_epi64(low, high) }
     }
 }
 
@@ -386,6 +386,24 @@ impl Width for Vaes {
     fn high_half_down(self, a: __m256i) -> __m256i {
         // SAFETY: the Vaes token proves AVX2.
         unsafe { _mm256_bsrli_epi128::<8>(a) }
+    }
+
+    #[inline(always)]
+    fn low_halves(self, low: __m256i, high: __m256i) -> __m256i {
+        // SAFETY: the Vaes token proves AVX2.
+        unsafe { _mm256_unpacklo_epi64(low, high) }
+    }
+
+    #[inline(always)]
+    fn shift_bytes_up<const BYTES: i32>(self, a: __m256i) -> __m256i {
+        // SAFETY: the Vaes token proves AVX2.
+        unsafe { _mm256_bslli_epi128::<BYTES>(a) }
+    }
+
+    #[inline(always)]
+    fn broadcast_word_3(self, a: __m256i) -> __m256i {
+        // SAFETY: the Vaes token proves AVX2.
+        unsafe { _mm256_shuffle_epi32::<0xff>(a) }
     }
 
     #[inline(always)]

@@ -1,0 +1,512 @@
+//! Batched AES-GCM-SIV for short messages: many messages in lockstep, one per block of a
+//! register, so that their latency chains overlap in program order instead of waiting on
+//! each other.
+//!
+//! Why: a short message is almost all latency. A 64-byte AES-128 seal is a chain of the
+//! derivation (10 dependent AES rounds), the record-key expansion (10 steps of about five
+//! dependent instructions), POLYVAL (a few dependent multiplications), the tag (10 rounds)
+//! and the counter mode (10 rounds): about 200 cycles of latency for about 100 AES
+//! instructions, which the AES unit could issue in 50. One message at a time, out-of-order
+//! execution overlaps only what its window holds of the next message.
+//!
+//! How: a group is [`GROUP`] registers of messages, one message per block (4 messages on
+//! AES-NI, 8 with VAES, two per YMM register), and every step runs on all of them, step by
+//! step: the derivation blocks of the whole group as one batch under the key-generating key,
+//! the record keys expanded round key by round key across the group, POLYVAL by Horner's rule
+//! (one multiplication and reduction per block, the fewest instructions when latency is
+//! hidden; the single-message path builds a table of powers instead, to shorten its chain),
+//! the tags and the counter blocks with each lane's own round keys. Everything a message
+//! differs in becomes data: its blocks are gathered into rows, right-aligned so that a
+//! shorter message starts with zero blocks (which leave a POLYVAL state of zero unchanged),
+//! and its keystream is computed for as many blocks as the group's longest message and used
+//! only as far as its own length. The batch takes short messages ordered by their hashed
+//! block count, so a group's messages are nearly equally long.
+//!
+//! Only messages whose POLYVAL input (padded AAD, padded plaintext, length block) is at most
+//! [`SHORT_BLOCKS`] blocks come here; the rest, and a last group that is not full, run the
+//! single-message kernels.
+
+use alloc::vec;
+use alloc::vec::Vec;
+use core::arch::x86_64::__m128i;
+
+use aead::inout::InOutBuf;
+
+use zeroize::Zeroize;
+
+use super::super::{check_tag, open_or_wipe};
+use super::{SHORT_BLOCKS, SivMessage, length_block, nonce_value, open_whole, seal_whole};
+use crate::aes::x86::{RoundKeys, broadcast, encrypt, expand_keys, round_boundary};
+use crate::comb::SivJob;
+use crate::cpu::x86::{
+    Aesni, Width, block_from, load_last_partial, load128, store_last_partial, store128,
+};
+use crate::field::x86::reduce;
+
+/// Registers of messages per group: four independent chains cover the latency of each step
+/// (AESENC: 4 cycles, issued twice per cycle on Zen; a multiply-and-reduce: about 15 cycles
+/// for about 4 cycles of issue), and 8 derivation blocks are in flight.
+const GROUP: usize = 4;
+
+/// Messages per group at the widest register (two blocks).
+const MAX_LANES: usize = GROUP * 2;
+
+/// A group's blocks, row by row: row r holds each lane's block r (right-aligned, see the
+/// module comment), lane `g * W::BLOCKS + i` in block i of register g.
+type Rows = [[__m128i; MAX_LANES]; SHORT_BLOCKS];
+
+/// Blocks of plaintext in a short message.
+const TEXT_BLOCKS: usize = SHORT_BLOCKS - 1;
+
+/// The group's keystream, block by block.
+type Keystream<W> = [[<W as Width>::Reg; GROUP]; TEXT_BLOCKS];
+
+/// What a group keeps in memory, allocated once per batch on the stack: zeroing it per group
+/// cost more than a group's POLYVAL. The rows are wiped after each group, which leaves them
+/// zero as the next group needs them; the rest is overwritten by each group and wiped when
+/// the batch ends.
+struct Scratch<W: Width> {
+    /// Each lane's record encryption key, expanded.
+    encryption: [[W::Reg; 15]; GROUP],
+    rows: Rows,
+    keystream: Keystream<W>,
+}
+
+impl<W: Width> Scratch<W> {
+    #[inline(always)]
+    fn new(width: W) -> Self {
+        Scratch {
+            encryption: [[width.zero(); 15]; GROUP],
+            rows: [[width.aesni().zero(); MAX_LANES]; SHORT_BLOCKS],
+            keystream: [[width.zero(); GROUP]; TEXT_BLOCKS],
+        }
+    }
+
+    /// Wipes the rows a group used, leaving them zero for the next one.
+    #[inline(always)]
+    fn clear_rows(&mut self, first_row: usize, lanes: usize) {
+        for row in &mut self.rows[first_row..] {
+            for block in &mut row[..lanes] {
+                block.zeroize();
+            }
+        }
+    }
+}
+
+impl<W: Width> Drop for Scratch<W> {
+    fn drop(&mut self) {
+        self.encryption.zeroize();
+        self.keystream.zeroize();
+    }
+}
+
+/// The blocks POLYVAL reads for a job.
+#[inline(always)]
+fn hashed_blocks(job: &SivJob<'_>) -> usize {
+    job.aad.len().div_ceil(16) + job.data.len().div_ceil(16) + 1
+}
+
+/// Seals every job: short ones in groups ordered by their hashed block count, the others
+/// (and those that do not fill a last group) one at a time.
+///
+/// (No closures here: a closure's body would not inherit the kernel's target features.)
+#[inline(always)]
+pub(super) fn seal_jobs<W: Width>(
+    width: W,
+    key_generating_key: &RoundKeys,
+    jobs: &mut [SivJob<'_>],
+) {
+    let mut wide_keys = broadcast(width, key_generating_key.schedule());
+    let groups = Groups::new(W::BLOCKS, jobs);
+    let mut scratch = Scratch::new(width);
+    for group in groups.full() {
+        if key_generating_key.rounds() == 10 {
+            seal_group::<W, 10>(width, &wide_keys, jobs, group, &mut scratch);
+        } else {
+            seal_group::<W, 14>(width, &wide_keys, jobs, group, &mut scratch);
+        }
+    }
+    drop(scratch);
+    wide_keys.zeroize();
+    for i in groups.ungrouped() {
+        seal_one(width, key_generating_key, &mut jobs[i]);
+    }
+}
+
+/// A job no group takes, through the single-message kernel.
+#[inline(always)]
+fn seal_one<W: Width>(width: W, key_generating_key: &RoundKeys, job: &mut SivJob<'_>) {
+    let message = SivMessage {
+        key_generating_key,
+        nonce: &job.nonce,
+        aad: job.aad,
+    };
+    job.tag = seal_whole(width, &message, (&mut *job.data).into());
+}
+
+/// Opens every job as [`seal_jobs`] seals them: each job's tag is checked in constant time,
+/// and a job that fails is zeroed (through the one failure path every decryption takes) and
+/// marked not authentic.
+#[inline(always)]
+pub(super) fn open_jobs<W: Width>(
+    width: W,
+    key_generating_key: &RoundKeys,
+    jobs: &mut [SivJob<'_>],
+) {
+    let mut wide_keys = broadcast(width, key_generating_key.schedule());
+    let groups = Groups::new(W::BLOCKS, jobs);
+    let mut scratch = Scratch::new(width);
+    for group in groups.full() {
+        if key_generating_key.rounds() == 10 {
+            open_group::<W, 10>(width, &wide_keys, jobs, group, &mut scratch);
+        } else {
+            open_group::<W, 14>(width, &wide_keys, jobs, group, &mut scratch);
+        }
+    }
+    drop(scratch);
+    wide_keys.zeroize();
+    for i in groups.ungrouped() {
+        open_one(width, key_generating_key, &mut jobs[i]);
+    }
+}
+
+/// A job no group takes, through the single-message kernel.
+#[inline(always)]
+fn open_one<W: Width>(width: W, key_generating_key: &RoundKeys, job: &mut SivJob<'_>) {
+    let message = SivMessage {
+        key_generating_key,
+        nonce: &job.nonce,
+        aad: job.aad,
+    };
+    let received = job.tag;
+    let mut buf: InOutBuf<'_, '_, u8> = (&mut *job.data).into();
+    let expected = open_whole(width, &message, buf.reborrow(), &received);
+    job.authentic = open_or_wipe(buf, |_| check_tag(&expected, &received)).is_ok();
+}
+
+/// The short jobs in order of their hashed block count (a counting sort; lengths are
+/// public), cut into full groups of `lanes`; the rest is a partial group.
+struct Groups {
+    /// Each job's hashed block count, or `SHORT_BLOCKS + 1` for a long job.
+    blocks: Vec<u8>,
+    order: Vec<usize>,
+    lanes: usize,
+}
+
+impl Groups {
+    #[inline(always)]
+    fn new(blocks_per_register: usize, jobs: &[SivJob<'_>]) -> Self {
+        let long = SHORT_BLOCKS + 1;
+        let mut blocks = Vec::with_capacity(jobs.len());
+        let mut starts = [0; SHORT_BLOCKS + 2];
+        for job in jobs {
+            let n = hashed_blocks(job).min(long);
+            blocks.push(n as u8);
+            starts[n] += 1;
+        }
+        // starts[n] becomes the position of the first job of count n.
+        let mut position = 0;
+        for start in &mut starts {
+            let count = *start;
+            *start = position;
+            position += count;
+        }
+        let mut order = vec![0; starts[long]];
+        for (i, &n) in blocks.iter().enumerate() {
+            if let Some(at) = order.get_mut(starts[usize::from(n)]) {
+                *at = i;
+                starts[usize::from(n)] += 1;
+            }
+        }
+        Groups {
+            blocks,
+            order,
+            lanes: GROUP * blocks_per_register,
+        }
+    }
+
+    /// The full groups, as indices into the jobs.
+    #[inline(always)]
+    fn full(&self) -> core::slice::ChunksExact<'_, usize> {
+        self.order.chunks_exact(self.lanes)
+    }
+
+    /// The jobs no group takes: the partial last group, then the long ones.
+    #[inline(always)]
+    fn ungrouped(&self) -> impl Iterator<Item = usize> + '_ {
+        let long = self.blocks.iter().enumerate();
+        let long = long.filter_map(|(i, &n)| (usize::from(n) > SHORT_BLOCKS).then_some(i));
+        self.full().remainder().iter().copied().chain(long)
+    }
+}
+
+/// RFC 8452 Section 4 for a full group of short jobs, every step across the group.
+#[inline(always)]
+fn seal_group<W: Width, const ROUNDS: usize>(
+    width: W,
+    key_generating_key: &[W::Reg; 15],
+    jobs: &mut [SivJob<'_>],
+    group: &[usize],
+    scratch: &mut Scratch<W>,
+) {
+    let first_row = gather_rows::<W>(width.aesni(), jobs, group, &mut scratch.rows);
+    let nonces = per_register(width, |lane| {
+        block_from(nonce_value(&jobs[group[lane]].nonce))
+    });
+    let authentication =
+        record_keys::<W, ROUNDS>(width, key_generating_key, &nonces, &mut scratch.encryption);
+    let s = polyval_rows(width, &authentication, &scratch.rows, first_row);
+    scratch.clear_rows(first_row, group.len());
+    let tags = tags_of::<W, ROUNDS>(width, &scratch.encryption, s, &nonces);
+    let text_blocks = text_blocks(jobs, group);
+    keystream_of::<W, ROUNDS>(width, scratch, &tags, text_blocks);
+    for (lane, &i) in group.iter().enumerate() {
+        let job = &mut jobs[i];
+        job.tag = store128(width.block(tags[lane / W::BLOCKS], lane % W::BLOCKS));
+        xor_keystream(width, job.data, &scratch.keystream, lane);
+    }
+}
+
+/// RFC 8452 Section 5 for a full group of short jobs: counter mode from the received tags,
+/// POLYVAL over what it produced, and each job's tag checked on its own.
+#[inline(always)]
+fn open_group<W: Width, const ROUNDS: usize>(
+    width: W,
+    key_generating_key: &[W::Reg; 15],
+    jobs: &mut [SivJob<'_>],
+    group: &[usize],
+    scratch: &mut Scratch<W>,
+) {
+    let nonces = per_register(width, |lane| {
+        block_from(nonce_value(&jobs[group[lane]].nonce))
+    });
+    let received = per_register(width, |lane| load128(&jobs[group[lane]].tag));
+    let authentication =
+        record_keys::<W, ROUNDS>(width, key_generating_key, &nonces, &mut scratch.encryption);
+    let text_blocks = text_blocks(jobs, group);
+    keystream_of::<W, ROUNDS>(width, scratch, &received, text_blocks);
+    for (lane, &i) in group.iter().enumerate() {
+        xor_keystream(width, jobs[i].data, &scratch.keystream, lane);
+    }
+    let first_row = gather_rows::<W>(width.aesni(), jobs, group, &mut scratch.rows);
+    let s = polyval_rows(width, &authentication, &scratch.rows, first_row);
+    scratch.clear_rows(first_row, group.len());
+    let expected = tags_of::<W, ROUNDS>(width, &scratch.encryption, s, &nonces);
+    for (lane, &i) in group.iter().enumerate() {
+        let job = &mut jobs[i];
+        let expected = store128(width.block(expected[lane / W::BLOCKS], lane % W::BLOCKS));
+        let received = job.tag;
+        let verdict = open_or_wipe((&mut *job.data).into(), |_| check_tag(&expected, &received));
+        job.authentic = verdict.is_ok();
+    }
+}
+
+/// The group's registers, lane `g * W::BLOCKS + i` in block i of register g.
+#[inline(always)]
+fn per_register<W: Width>(width: W, lane: impl Fn(usize) -> __m128i) -> [W::Reg; GROUP] {
+    let mut registers = [width.zero(); GROUP];
+    for (g, register) in registers.iter_mut().enumerate() {
+        *register = width.gather(|i| lane(g * W::BLOCKS + i));
+    }
+    registers
+}
+
+/// Section 4's derivation for the group (the first halves of AES(LE32(i) || nonce) for i < 4,
+/// or 6 for AES-256, as one batch per pair of i): expands the record encryption keys into
+/// `encryption` and returns the authentication keys.
+#[inline(always)]
+fn record_keys<W: Width, const ROUNDS: usize>(
+    width: W,
+    key_generating_key: &[W::Reg; 15],
+    nonces: &[W::Reg; GROUP],
+    encryption: &mut [[W::Reg; 15]; GROUP],
+) -> [W::Reg; GROUP] {
+    let mut shifted = [width.zero(); GROUP];
+    for (shifted, &nonce) in shifted.iter_mut().zip(nonces) {
+        *shifted = width.shift_bytes_up::<4>(nonce);
+    }
+    // Key part p (authentication, encryption, its second half) is the first halves of blocks
+    // 2p and 2p+1.
+    let parts = if ROUNDS == 14 { 3 } else { 2 };
+    let mut halves = [[width.zero(); GROUP]; 3];
+    for (p, halves) in halves.iter_mut().enumerate().take(parts) {
+        let mut blocks = [width.zero(); 2 * GROUP];
+        for (g, &nonce) in shifted.iter().enumerate() {
+            blocks[g] = width.or(nonce, width.broadcast(block_from(2 * p as u128)));
+            blocks[GROUP + g] = width.or(nonce, width.broadcast(block_from(2 * p as u128 + 1)));
+        }
+        encrypt(width, key_generating_key, ROUNDS, &mut blocks);
+        for (g, half) in halves.iter_mut().enumerate() {
+            *half = width.low_halves(blocks[g], blocks[GROUP + g]);
+        }
+    }
+    let [authentication, low, high] = halves;
+    expand_keys(width, low, (ROUNDS == 14).then_some(high), encryption);
+    authentication
+}
+
+/// Each lane's blocks of padded AAD, padded text and length block, right-aligned in `rows`;
+/// returns the first row any lane uses. Rows before a lane's first are left zero.
+#[inline(always)]
+fn gather_rows<W: Width>(
+    aesni: Aesni,
+    jobs: &[SivJob<'_>],
+    group: &[usize],
+    rows: &mut Rows,
+) -> usize {
+    let mut first_row = SHORT_BLOCKS;
+    for (lane, &i) in group.iter().enumerate() {
+        let job = &jobs[i];
+        let mut put = |row: usize, block: __m128i| rows[row][lane] = block;
+        let mut row = SHORT_BLOCKS - hashed_blocks(job);
+        first_row = first_row.min(row);
+        for part in [job.aad, &*job.data] {
+            let (whole, partial) = part.as_chunks::<16>();
+            for block in whole {
+                put(row, load128(block));
+                row += 1;
+            }
+            if !partial.is_empty() {
+                put(row, load_last_partial(aesni, part));
+                row += 1;
+            }
+        }
+        put(row, length_block(job.aad.len(), job.data.len()));
+    }
+    first_row
+}
+
+/// POLYVAL of each lane's rows from `first_row` on, by Horner's rule: S = (S + X) * H.
+#[inline(always)]
+fn polyval_rows<W: Width>(
+    width: W,
+    h: &[W::Reg; GROUP],
+    rows: &Rows,
+    first_row: usize,
+) -> [W::Reg; GROUP] {
+    // Karatsuba, as in `field/x86.rs`: h.lo ^ h.hi in the low half of each `karatsuba`.
+    let mut karatsuba = [width.zero(); GROUP];
+    for (karatsuba, &h) in karatsuba.iter_mut().zip(h) {
+        *karatsuba = width.xor(h, width.swap_halves(h));
+    }
+    let mut s = [width.zero(); GROUP];
+    for row in &rows[first_row..] {
+        for (g, s) in s.iter_mut().enumerate() {
+            let x = width.xor(*s, width.load_blocks(row, g * W::BLOCKS));
+            let low = width.clmul::<0x00>(x, h[g]);
+            let high = width.clmul::<0x11>(x, h[g]);
+            let x_karatsuba = width.xor(x, width.swap_halves(x));
+            let middle = width.clmul::<0x00>(x_karatsuba, karatsuba[g]);
+            let middle = width.xor(middle, width.xor(low, high));
+            *s = reduce(width, [low, middle, high]);
+        }
+    }
+    s
+}
+
+/// Section 4: tag = AES(record encryption key, (S xor nonce) with the top bit cleared).
+#[inline(always)]
+fn tags_of<W: Width, const ROUNDS: usize>(
+    width: W,
+    keys: &[[W::Reg; 15]; GROUP],
+    s: [W::Reg; GROUP],
+    nonces: &[W::Reg; GROUP],
+) -> [W::Reg; GROUP] {
+    let top_bit = width.broadcast(block_from(1 << 127));
+    let mut tags = [[width.zero(); 1]; GROUP];
+    for ((tag, s), &nonce) in tags.iter_mut().zip(s).zip(nonces) {
+        tag[0] = width.and_not(top_bit, width.xor(s, nonce));
+    }
+    encrypt_each::<W, 1, ROUNDS>(width, keys, &mut tags);
+    let mut out = [width.zero(); GROUP];
+    for (out, tag) in out.iter_mut().zip(tags) {
+        *out = tag[0];
+    }
+    out
+}
+
+/// The most text blocks of any lane.
+#[inline(always)]
+fn text_blocks(jobs: &[SivJob<'_>], group: &[usize]) -> usize {
+    let mut blocks = 0;
+    for &i in group {
+        blocks = blocks.max(jobs[i].data.len().div_ceil(16));
+    }
+    blocks
+}
+
+/// Section 4's counter mode: `blocks` keystream blocks of each lane into the scratch, from the
+/// counter block that is its tag with the top bit set, two per register per batch (8 registers in flight).
+#[inline(always)]
+fn keystream_of<W: Width, const ROUNDS: usize>(
+    width: W,
+    scratch: &mut Scratch<W>,
+    tags: &[W::Reg; GROUP],
+    blocks: usize,
+) {
+    let top_bit = width.broadcast(block_from(1 << 127));
+    for first in (0..blocks).step_by(2) {
+        let mut batch = [[width.zero(); 2]; GROUP];
+        for (registers, &tag) in batch.iter_mut().zip(tags) {
+            let counter = width.or(tag, top_bit);
+            for (j, register) in registers.iter_mut().enumerate() {
+                // The counter is the first 32-bit word, little-endian, wrapping mod 2^32.
+                let offset = width.broadcast(block_from((first + j) as u128));
+                *register = width.add32(counter, offset);
+            }
+        }
+        // Opaque to the optimizer, so that the round keys stay memory operands of the AES
+        // instructions: hoisted out of this loop, they would be loaded and spilled again.
+        let keys = core::hint::black_box(&scratch.encryption);
+        encrypt_each::<W, 2, ROUNDS>(width, keys, &mut batch);
+        for (j, row) in scratch.keystream.iter_mut().skip(first).take(2).enumerate() {
+            for (register, registers) in row.iter_mut().zip(&batch) {
+                *register = registers[j];
+            }
+        }
+    }
+}
+
+/// Encrypts N registers per group register, each with its own lanes' round keys, round by
+/// round across all of them.
+#[inline(always)]
+fn encrypt_each<W: Width, const N: usize, const ROUNDS: usize>(
+    width: W,
+    keys: &[[W::Reg; 15]; GROUP],
+    blocks: &mut [[W::Reg; N]; GROUP],
+) {
+    for (blocks, keys) in blocks.iter_mut().zip(keys) {
+        for block in blocks.iter_mut() {
+            *block = width.xor(*block, keys[0]);
+        }
+    }
+    for round in 1..ROUNDS {
+        for (blocks, keys) in blocks.iter_mut().zip(keys) {
+            for block in blocks.iter_mut() {
+                *block = width.aesenc(*block, keys[round]);
+            }
+        }
+        round_boundary();
+    }
+    for (blocks, keys) in blocks.iter_mut().zip(keys) {
+        for block in blocks.iter_mut() {
+            *block = width.aesenclast(*block, keys[ROUNDS]);
+        }
+    }
+}
+
+/// XORs lane `lane`'s keystream into `data` (at most [`TEXT_BLOCKS`] blocks).
+#[inline(always)]
+fn xor_keystream<W: Width>(width: W, data: &mut [u8], keystream: &Keystream<W>, lane: usize) {
+    let aesni = width.aesni();
+    let (g, i) = (lane / W::BLOCKS, lane % W::BLOCKS);
+    let (whole, partial) = data.as_chunks_mut::<16>();
+    let (whole_count, has_partial) = (whole.len(), !partial.is_empty());
+    for (block, row) in whole.iter_mut().zip(keystream) {
+        *block = store128(aesni.xor(load128(block), width.block(row[g], i)));
+    }
+    if has_partial && let Some(row) = keystream.get(whole_count) {
+        let block = load_last_partial(aesni, data);
+        store_last_partial(aesni, aesni.xor(block, width.block(row[g], i)), data);
+    }
+}
