@@ -55,6 +55,11 @@ const MAX_LANES: usize = GROUP * 2;
 /// module comment), lane `g * W::BLOCKS + i` in block i of register g.
 type Rows = [[__m128i; MAX_LANES]; SHORT_BLOCKS];
 
+/// Keystream blocks per group register per batch: 16 registers in flight, the most that
+/// fit (the round keys are memory operands); two per batch measured slower, because the
+/// loop over batches then keeps copies of the round keys on the stack.
+const CTR_BLOCKS: usize = 4;
+
 /// Blocks of plaintext in a short message.
 const TEXT_BLOCKS: usize = SHORT_BLOCKS - 1;
 
@@ -128,8 +133,11 @@ pub(super) fn seal_jobs<W: Width>(
     }
     drop(scratch);
     wide_keys.zeroize();
-    for i in groups.ungrouped() {
+    for &i in groups.partial() {
         seal_one(width, key_generating_key, &mut jobs[i]);
+    }
+    for job in jobs.iter_mut().filter(|job| is_long(job)) {
+        seal_one(width, key_generating_key, job);
     }
 }
 
@@ -165,8 +173,11 @@ pub(super) fn open_jobs<W: Width>(
     }
     drop(scratch);
     wide_keys.zeroize();
-    for i in groups.ungrouped() {
+    for &i in groups.partial() {
         open_one(width, key_generating_key, &mut jobs[i]);
+    }
+    for job in jobs.iter_mut().filter(|job| is_long(job)) {
+        open_one(width, key_generating_key, job);
     }
 }
 
@@ -185,10 +196,9 @@ fn open_one<W: Width>(width: W, key_generating_key: &RoundKeys, job: &mut SivJob
 }
 
 /// The short jobs in order of their hashed block count (a counting sort; lengths are
-/// public), cut into full groups of `lanes`; the rest is a partial group.
+/// public), cut into full groups of `lanes`; the rest is a partial group. A batch without
+/// short jobs allocates nothing.
 struct Groups {
-    /// Each job's hashed block count, or `SHORT_BLOCKS + 1` for a long job.
-    blocks: Vec<u8>,
     order: Vec<usize>,
     lanes: usize,
 }
@@ -196,30 +206,28 @@ struct Groups {
 impl Groups {
     #[inline(always)]
     fn new(blocks_per_register: usize, jobs: &[SivJob<'_>]) -> Self {
-        let long = SHORT_BLOCKS + 1;
-        let mut blocks = Vec::with_capacity(jobs.len());
-        let mut starts = [0; SHORT_BLOCKS + 2];
+        // starts[n] counts the jobs of n hashed blocks, then becomes the position of the
+        // first of them; long jobs are not counted.
+        let mut starts = [0; SHORT_BLOCKS + 1];
         for job in jobs {
-            let n = hashed_blocks(job).min(long);
-            blocks.push(n as u8);
-            starts[n] += 1;
+            if let Some(count) = starts.get_mut(hashed_blocks(job)) {
+                *count += 1;
+            }
         }
-        // starts[n] becomes the position of the first job of count n.
         let mut position = 0;
         for start in &mut starts {
             let count = *start;
             *start = position;
             position += count;
         }
-        let mut order = vec![0; starts[long]];
-        for (i, &n) in blocks.iter().enumerate() {
-            if let Some(at) = order.get_mut(starts[usize::from(n)]) {
-                *at = i;
-                starts[usize::from(n)] += 1;
+        let mut order = vec![0; position];
+        for (i, job) in jobs.iter().enumerate() {
+            if let Some(start) = starts.get_mut(hashed_blocks(job)) {
+                order[*start] = i;
+                *start += 1;
             }
         }
         Groups {
-            blocks,
             order,
             lanes: GROUP * blocks_per_register,
         }
@@ -231,13 +239,18 @@ impl Groups {
         self.order.chunks_exact(self.lanes)
     }
 
-    /// The jobs no group takes: the partial last group, then the long ones.
+    /// The jobs of the last group, which is not full (the other jobs no group takes are the
+    /// long ones, [`is_long`]).
     #[inline(always)]
-    fn ungrouped(&self) -> impl Iterator<Item = usize> + '_ {
-        let long = self.blocks.iter().enumerate();
-        let long = long.filter_map(|(i, &n)| (usize::from(n) > SHORT_BLOCKS).then_some(i));
-        self.full().remainder().iter().copied().chain(long)
+    fn partial(&self) -> &[usize] {
+        self.full().remainder()
     }
+}
+
+/// Whether a job has too many hashed blocks for a group.
+#[inline(always)]
+fn is_long(job: &SivJob<'_>) -> bool {
+    hashed_blocks(job) > SHORT_BLOCKS
 }
 
 /// RFC 8452 Section 4 for a full group of short jobs, every step across the group.
@@ -436,7 +449,7 @@ fn text_blocks(jobs: &[SivJob<'_>], group: &[usize]) -> usize {
 }
 
 /// Section 4's counter mode: `blocks` keystream blocks of each lane into the scratch, from the
-/// counter block that is its tag with the top bit set, two per register per batch (8 registers in flight).
+/// counter block that is its tag with the top bit set, [`CTR_BLOCKS`] per register per batch.
 #[inline(always)]
 fn keystream_of<W: Width, const ROUNDS: usize>(
     width: W,
@@ -445,8 +458,8 @@ fn keystream_of<W: Width, const ROUNDS: usize>(
     blocks: usize,
 ) {
     let top_bit = width.broadcast(block_from(1 << 127));
-    for first in (0..blocks).step_by(2) {
-        let mut batch = [[width.zero(); 2]; GROUP];
+    for first in (0..blocks).step_by(CTR_BLOCKS) {
+        let mut batch = [[width.zero(); CTR_BLOCKS]; GROUP];
         for (registers, &tag) in batch.iter_mut().zip(tags) {
             let counter = width.or(tag, top_bit);
             for (j, register) in registers.iter_mut().enumerate() {
@@ -458,8 +471,14 @@ fn keystream_of<W: Width, const ROUNDS: usize>(
         // Opaque to the optimizer, so that the round keys stay memory operands of the AES
         // instructions: hoisted out of this loop, they would be loaded and spilled again.
         let keys = core::hint::black_box(&scratch.encryption);
-        encrypt_each::<W, 2, ROUNDS>(width, keys, &mut batch);
-        for (j, row) in scratch.keystream.iter_mut().skip(first).take(2).enumerate() {
+        encrypt_each::<W, CTR_BLOCKS, ROUNDS>(width, keys, &mut batch);
+        for (j, row) in scratch
+            .keystream
+            .iter_mut()
+            .skip(first)
+            .take(CTR_BLOCKS)
+            .enumerate()
+        {
             for (register, registers) in row.iter_mut().zip(&batch) {
                 *register = registers[j];
             }
