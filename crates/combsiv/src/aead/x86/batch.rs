@@ -113,43 +113,13 @@ fn hashed_blocks(job: &SivJob<'_>) -> usize {
 
 /// Seals every job: short ones in groups ordered by their hashed block count, the others
 /// (and those that do not fill a last group) one at a time.
-///
-/// (No closures here: a closure's body would not inherit the kernel's target features.)
 #[inline(always)]
 pub(super) fn seal_jobs<W: Width>(
     width: W,
     key_generating_key: &RoundKeys,
     jobs: &mut [SivJob<'_>],
 ) {
-    let mut wide_keys = broadcast(width, key_generating_key.schedule());
-    let groups = Groups::new(W::BLOCKS, jobs);
-    let mut scratch = Scratch::new(width);
-    for group in groups.full() {
-        if key_generating_key.rounds() == 10 {
-            seal_group::<W, 10>(width, &wide_keys, jobs, group, &mut scratch);
-        } else {
-            seal_group::<W, 14>(width, &wide_keys, jobs, group, &mut scratch);
-        }
-    }
-    drop(scratch);
-    wide_keys.zeroize();
-    for &i in groups.partial() {
-        seal_one(width, key_generating_key, &mut jobs[i]);
-    }
-    for job in jobs.iter_mut().filter(|job| is_long(job)) {
-        seal_one(width, key_generating_key, job);
-    }
-}
-
-/// A job no group takes, through the single-message kernel.
-#[inline(always)]
-fn seal_one<W: Width>(width: W, key_generating_key: &RoundKeys, job: &mut SivJob<'_>) {
-    let message = SivMessage {
-        key_generating_key,
-        nonce: &job.nonce,
-        aad: job.aad,
-    };
-    job.tag = seal_whole(width, &message, (&mut *job.data).into());
+    run_jobs::<W, false>(width, key_generating_key, jobs);
 }
 
 /// Opens every job as [`seal_jobs`] seals them: each job's tag is checked in constant time,
@@ -161,38 +131,60 @@ pub(super) fn open_jobs<W: Width>(
     key_generating_key: &RoundKeys,
     jobs: &mut [SivJob<'_>],
 ) {
+    run_jobs::<W, true>(width, key_generating_key, jobs);
+}
+
+/// [`seal_jobs`] or, with `OPEN`, [`open_jobs`].
+///
+/// (No closures here: a closure's body would not inherit the kernel's target features.)
+#[inline(always)]
+fn run_jobs<W: Width, const OPEN: bool>(
+    width: W,
+    key_generating_key: &RoundKeys,
+    jobs: &mut [SivJob<'_>],
+) {
     let mut wide_keys = broadcast(width, key_generating_key.schedule());
     let groups = Groups::new(W::BLOCKS, jobs);
     let mut scratch = Scratch::new(width);
     for group in groups.full() {
-        if key_generating_key.rounds() == 10 {
-            open_group::<W, 10>(width, &wide_keys, jobs, group, &mut scratch);
-        } else {
-            open_group::<W, 14>(width, &wide_keys, jobs, group, &mut scratch);
+        let args = (&wide_keys, &mut *jobs, group, &mut scratch);
+        match (OPEN, key_generating_key.rounds()) {
+            (false, 10) => seal_group::<W, 10>(width, args),
+            (false, _) => seal_group::<W, 14>(width, args),
+            (true, 10) => open_group::<W, 10>(width, args),
+            (true, _) => open_group::<W, 14>(width, args),
         }
     }
     drop(scratch);
     wide_keys.zeroize();
     for &i in groups.partial() {
-        open_one(width, key_generating_key, &mut jobs[i]);
+        run_one::<W, OPEN>(width, key_generating_key, &mut jobs[i]);
     }
     for job in jobs.iter_mut().filter(|job| is_long(job)) {
-        open_one(width, key_generating_key, job);
+        run_one::<W, OPEN>(width, key_generating_key, job);
     }
 }
 
 /// A job no group takes, through the single-message kernel.
 #[inline(always)]
-fn open_one<W: Width>(width: W, key_generating_key: &RoundKeys, job: &mut SivJob<'_>) {
+fn run_one<W: Width, const OPEN: bool>(
+    width: W,
+    key_generating_key: &RoundKeys,
+    job: &mut SivJob<'_>,
+) {
     let message = SivMessage {
         key_generating_key,
         nonce: &job.nonce,
         aad: job.aad,
     };
-    let received = job.tag;
     let mut buf: InOutBuf<'_, '_, u8> = (&mut *job.data).into();
-    let expected = open_whole(width, &message, buf.reborrow(), &received);
-    job.authentic = open_or_wipe(buf, |_| check_tag(&expected, &received)).is_ok();
+    if OPEN {
+        let received = job.tag;
+        let expected = open_whole(width, &message, buf.reborrow(), &received);
+        job.authentic = open_or_wipe(buf, |_| check_tag(&expected, &received)).is_ok();
+    } else {
+        job.tag = seal_whole(width, &message, buf);
+    }
 }
 
 /// The short jobs in order of their hashed block count (a counting sort; lengths are
@@ -253,21 +245,24 @@ fn is_long(job: &SivJob<'_>) -> bool {
     hashed_blocks(job) > SHORT_BLOCKS
 }
 
+/// What a group kernel works on: the broadcast key-generating key, the jobs, the group's
+/// indices into them, the scratch.
+type GroupArgs<'a, 'j, W> = (
+    &'a [<W as Width>::Reg; 15],
+    &'a mut [SivJob<'j>],
+    &'a [usize],
+    &'a mut Scratch<W>,
+);
+
 /// RFC 8452 Section 4 for a full group of short jobs, every step across the group.
 #[inline(always)]
 fn seal_group<W: Width, const ROUNDS: usize>(
     width: W,
-    key_generating_key: &[W::Reg; 15],
-    jobs: &mut [SivJob<'_>],
-    group: &[usize],
-    scratch: &mut Scratch<W>,
+    (key_generating_key, jobs, group, scratch): GroupArgs<'_, '_, W>,
 ) {
     let first_row = gather_rows::<W>(width.aesni(), jobs, group, &mut scratch.rows);
-    let nonces = per_register(width, |lane| {
-        block_from(nonce_value(&jobs[group[lane]].nonce))
-    });
-    let authentication =
-        record_keys::<W, ROUNDS>(width, key_generating_key, &nonces, &mut scratch.encryption);
+    let (nonces, authentication) =
+        record_keys::<W, ROUNDS>(width, key_generating_key, jobs, group, scratch);
     let s = polyval_rows(width, &authentication, &scratch.rows, first_row);
     scratch.clear_rows(first_row, group.len());
     let tags = tags_of::<W, ROUNDS>(width, &scratch.encryption, s, &nonces);
@@ -285,17 +280,11 @@ fn seal_group<W: Width, const ROUNDS: usize>(
 #[inline(always)]
 fn open_group<W: Width, const ROUNDS: usize>(
     width: W,
-    key_generating_key: &[W::Reg; 15],
-    jobs: &mut [SivJob<'_>],
-    group: &[usize],
-    scratch: &mut Scratch<W>,
+    (key_generating_key, jobs, group, scratch): GroupArgs<'_, '_, W>,
 ) {
-    let nonces = per_register(width, |lane| {
-        block_from(nonce_value(&jobs[group[lane]].nonce))
-    });
     let received = per_register(width, |lane| load128(&jobs[group[lane]].tag));
-    let authentication =
-        record_keys::<W, ROUNDS>(width, key_generating_key, &nonces, &mut scratch.encryption);
+    let (nonces, authentication) =
+        record_keys::<W, ROUNDS>(width, key_generating_key, jobs, group, scratch);
     let text_blocks = text_blocks(jobs, group);
     keystream_of::<W, ROUNDS>(width, scratch, &received, text_blocks);
     for (lane, &i) in group.iter().enumerate() {
@@ -326,16 +315,20 @@ fn per_register<W: Width>(width: W, lane: impl Fn(usize) -> __m128i) -> [W::Reg;
 
 /// Section 4's derivation for the group (the first halves of AES(LE32(i) || nonce) for i < 4,
 /// or 6 for AES-256, as one batch per pair of i): expands the record encryption keys into
-/// `encryption` and returns the authentication keys.
+/// the scratch and returns the nonces (as blocks) and the authentication keys.
 #[inline(always)]
 fn record_keys<W: Width, const ROUNDS: usize>(
     width: W,
     key_generating_key: &[W::Reg; 15],
-    nonces: &[W::Reg; GROUP],
-    encryption: &mut [[W::Reg; 15]; GROUP],
-) -> [W::Reg; GROUP] {
+    jobs: &[SivJob<'_>],
+    group: &[usize],
+    scratch: &mut Scratch<W>,
+) -> ([W::Reg; GROUP], [W::Reg; GROUP]) {
+    let nonces = per_register(width, |lane| {
+        block_from(nonce_value(&jobs[group[lane]].nonce))
+    });
     let mut shifted = [width.zero(); GROUP];
-    for (shifted, &nonce) in shifted.iter_mut().zip(nonces) {
+    for (shifted, &nonce) in shifted.iter_mut().zip(&nonces) {
         *shifted = width.shift_bytes_up::<4>(nonce);
     }
     // Key part p (authentication, encryption, its second half) is the first halves of blocks
@@ -354,8 +347,9 @@ fn record_keys<W: Width, const ROUNDS: usize>(
         }
     }
     let [authentication, low, high] = halves;
-    expand_keys(width, low, (ROUNDS == 14).then_some(high), encryption);
-    authentication
+    let high = (ROUNDS == 14).then_some(high);
+    expand_keys(width, low, high, &mut scratch.encryption);
+    (nonces, authentication)
 }
 
 /// Each lane's blocks of padded AAD, padded text and length block, right-aligned in `rows`;
