@@ -35,7 +35,7 @@ use aead::inout::InOutBuf;
 use zeroize::Zeroize;
 
 use super::super::{check_tag, open_or_wipe};
-use super::{SHORT_BLOCKS, SivMessage, length_block, nonce_value, open_whole, seal_whole};
+use super::{SHORT_BLOCKS, SivMessage, length_block, nonce_value, open_whole, seal_whole, top_bit};
 use crate::aes::x86::{RoundKeys, broadcast, encrypt, expand_keys, round_boundary};
 use crate::comb::SivJob;
 use crate::cpu::x86::{
@@ -419,7 +419,7 @@ fn tags_of<W: Width, const ROUNDS: usize>(
     s: [W::Reg; GROUP],
     nonces: &[W::Reg; GROUP],
 ) -> [W::Reg; GROUP] {
-    let top_bit = width.broadcast(block_from(1 << 127));
+    let top_bit = width.broadcast(top_bit());
     let mut tags = [[width.zero(); 1]; GROUP];
     for ((tag, s), &nonce) in tags.iter_mut().zip(s).zip(nonces) {
         tag[0] = width.and_not(top_bit, width.xor(s, nonce));
@@ -451,7 +451,7 @@ fn keystream_of<W: Width, const ROUNDS: usize>(
     tags: &[W::Reg; GROUP],
     blocks: usize,
 ) {
-    let top_bit = width.broadcast(block_from(1 << 127));
+    let top_bit = width.broadcast(top_bit());
     for first in (0..blocks).step_by(CTR_BLOCKS) {
         let mut batch = [[width.zero(); CTR_BLOCKS]; GROUP];
         for (registers, &tag) in batch.iter_mut().zip(tags) {
