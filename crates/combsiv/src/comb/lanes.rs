@@ -71,6 +71,30 @@ fn xor(target: &mut [u8; 16], mask: &[u8; 16]) {
     }
 }
 
+/// A lane's blocks: transformed in place, or only read. CBC-MAC writes nothing, so it can run
+/// over data lent immutably without copying it first.
+pub(crate) enum Blocks<'a> {
+    InPlace(&'a mut [[u8; 16]]),
+    Read(&'a [[u8; 16]]),
+}
+
+impl Blocks<'_> {
+    pub(crate) fn len(&self) -> usize {
+        self.as_slice().len()
+    }
+
+    pub(crate) fn as_slice(&self) -> &[[u8; 16]] {
+        match self {
+            Blocks::InPlace(blocks) => blocks,
+            Blocks::Read(blocks) => blocks,
+        }
+    }
+
+    pub(crate) fn is_in_place(&self) -> bool {
+        matches!(self, Blocks::InPlace(_))
+    }
+}
+
 /// One chain: its key, chaining state, all of its blocks, and how far it has got.
 pub(crate) struct Lane<'a> {
     pub(crate) cipher: &'a BlockCipher,
@@ -80,7 +104,7 @@ pub(crate) struct Lane<'a> {
     /// CCM's counter block, as bytes in memory order (unused by the other modes). Public: the
     /// nonce and a position.
     counter: u128,
-    pub(crate) blocks: &'a mut [[u8; 16]],
+    blocks: Blocks<'a>,
     pub(crate) position: usize,
     /// Which job this lane belongs to, to write the state back.
     pub(crate) job: usize,
@@ -104,11 +128,29 @@ impl<'a> Lane<'a> {
             cipher,
             state: u128::from_le_bytes(state),
             counter: 0,
-            blocks,
+            blocks: Blocks::InPlace(blocks),
             position: 0,
             job,
             kind: (backend, cipher.key_bits() as u16),
         }
+    }
+
+    /// A lane that only reads its blocks: for [`Chain::CbcMac`] alone, which [`advance`]
+    /// checks.
+    pub(crate) fn reading(
+        cipher: &'a BlockCipher,
+        state: [u8; 16],
+        blocks: &'a [[u8; 16]],
+        job: usize,
+    ) -> Self {
+        let mut lane = Lane::new(cipher, state, &mut [], job);
+        lane.blocks = Blocks::Read(blocks);
+        lane
+    }
+
+    /// All of the lane's blocks, as they are now.
+    pub(crate) fn blocks(&self) -> &[[u8; 16]] {
+        self.blocks.as_slice()
     }
 
     /// The chaining state: the last ciphertext block, OFB's keystream or the running MAC.
@@ -144,8 +186,12 @@ impl<'a> Lane<'a> {
     }
 
     /// The next `count` blocks (the caller checked that there are that many).
-    pub(crate) fn window(&mut self, count: usize) -> &mut [[u8; 16]] {
-        &mut self.blocks[self.position..self.position + count]
+    pub(crate) fn window(&mut self, count: usize) -> Blocks<'_> {
+        let range = self.position..self.position + count;
+        match &mut self.blocks {
+            Blocks::InPlace(blocks) => Blocks::InPlace(&mut blocks[range]),
+            Blocks::Read(blocks) => Blocks::Read(&blocks[range]),
+        }
     }
 }
 
@@ -162,11 +208,16 @@ impl Drop for Lane<'_> {
 /// # Panics
 ///
 /// If a lane has fewer than `count` blocks left: the schedulers never ask for more, and a
-/// lane that silently stopped short would leave plaintext where ciphertext belongs.
+/// lane that silently stopped short would leave plaintext where ciphertext belongs. If a
+/// read-only lane is asked for a mode that writes: its output would be lost.
 pub(crate) fn advance(chain: Chain, lanes: &mut [Lane<'_>], count: usize) {
     assert!(
         lanes.iter().all(|lane| lane.remaining() >= count),
         "a window never reaches past a lane's end"
+    );
+    assert!(
+        chain == Chain::CbcMac || lanes.iter().all(|lane| lane.blocks.is_in_place()),
+        "only CBC-MAC lanes read without writing"
     );
     #[cfg(target_arch = "x86_64")]
     let done = super::x86::advance(chain, lanes, count);
@@ -177,8 +228,18 @@ pub(crate) fn advance(chain: Chain, lanes: &mut [Lane<'_>], count: usize) {
         for j in 0..count {
             for lane in lanes.iter_mut() {
                 let (mut state, mut counter) = (lane.state(), lane.counter());
-                let block = &mut lane.blocks[lane.position + j];
-                chain.step(lane.cipher, &mut state, &mut counter, block);
+                let index = lane.position + j;
+                match &mut lane.blocks {
+                    Blocks::InPlace(blocks) => {
+                        chain.step(lane.cipher, &mut state, &mut counter, &mut blocks[index]);
+                    }
+                    // CBC-MAC (asserted above) only reads the block.
+                    Blocks::Read(blocks) => {
+                        let mut block = blocks[index];
+                        chain.step(lane.cipher, &mut state, &mut counter, &mut block);
+                        block.zeroize();
+                    }
+                }
                 lane.set_state(state);
                 lane.set_counter(counter);
                 state.zeroize();

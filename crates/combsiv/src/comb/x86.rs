@@ -30,7 +30,7 @@
 
 use zeroize::Zeroize;
 
-use super::lanes::{Chain, Lane};
+use super::lanes::{Blocks, Chain, Lane};
 use crate::aes::BlockCipher;
 use crate::aes::x86::{Schedule, broadcast, swap_last_word};
 use crate::cpu::x86::{STRIDE, Tier, Width, load128, per_width, store128};
@@ -87,7 +87,7 @@ fn run(tier: Tier, rounds: usize, chain: Chain, lanes: &mut [Lane<'_>], count: u
     // States as integers: wiping them is 16 volatile stores, not 256.
     let mut states = [0u128; MAX_KERNEL_LANES];
     let mut counters = [0u128; MAX_KERNEL_LANES];
-    let mut windows: [&mut [[u8; 16]]; MAX_KERNEL_LANES] = Default::default();
+    let mut windows: [Blocks<'_>; MAX_KERNEL_LANES] = core::array::from_fn(|_| Blocks::Read(&[]));
     for ((((schedule, state), counter), window), lane) in schedules
         .iter_mut()
         .zip(&mut states)
@@ -160,7 +160,7 @@ struct Window<'s, 'b> {
     rounds: usize,
     states: &'s mut [u128],
     counters: &'s mut [u128],
-    blocks: &'s mut [&'b mut [[u8; 16]]],
+    blocks: &'s mut [Blocks<'b>],
     count: usize,
 }
 
@@ -197,6 +197,10 @@ fn chain_kernel<W: Width, const REGS: usize, const MODE: u8, const SHARED_KEY: b
         blocks.iter().all(|lane| lane.len() == count),
         "each lane's window holds count blocks"
     );
+    assert!(
+        MODE == CBC_MAC || blocks.iter().all(Blocks::is_in_place),
+        "only CBC-MAC, which stores nothing, runs over read-only windows"
+    );
     // Half i of register r is lane r * BLOCKS + i; past the last lane, the last lane again.
     let lane = |r: usize, i: usize| (r * W::BLOCKS + i).min(n - 1);
     // Each half's window as a raw pointer: a lane that fills both halves of the last register
@@ -206,7 +210,12 @@ fn chain_kernel<W: Width, const REGS: usize, const MODE: u8, const SHARED_KEY: b
     let base: [*mut [u8; 16]; MAX_KERNEL_LANES] = {
         let mut base = [core::ptr::null_mut(); MAX_KERNEL_LANES];
         for (pointer, window) in base.iter_mut().zip(blocks.iter_mut()) {
-            *pointer = window.as_mut_ptr();
+            *pointer = match window {
+                Blocks::InPlace(window) => window.as_mut_ptr(),
+                // Never written through: only CBC-MAC reads such windows (asserted above),
+                // and it stores nothing.
+                Blocks::Read(window) => window.as_ptr().cast_mut(),
+            };
         }
         base
     };
@@ -221,7 +230,9 @@ fn chain_kernel<W: Width, const REGS: usize, const MODE: u8, const SHARED_KEY: b
     };
     let store = |r: usize, j: usize, out: W::Reg| {
         for i in 0..W::BLOCKS {
-            // SAFETY: as for `load`; both halves of a duplicated lane store the same value.
+            // SAFETY: as for `load`, and only windows in place are stored to (the modes
+            // that store never get read-only windows, asserted above); both halves of a
+            // duplicated lane store the same value.
             unsafe { *windows[r][i].add(j) = store128(width.block(out, i)) };
         }
     };

@@ -40,7 +40,7 @@ pub(crate) fn subkeys(key: &Aes) -> Subkeys {
 
 /// RFC 4493 2.4 steps 3-4: the message split into the blocks CBC-MAC runs over unchanged
 /// and the last block, padded with 10* if incomplete and masked with K1 or K2.
-fn split_final_block<'m>(
+pub(crate) fn split_final_block<'m>(
     Subkeys { k1, k2 }: &Subkeys,
     message: &'m [u8],
 ) -> (&'m [[u8; 16]], [u8; 16]) {

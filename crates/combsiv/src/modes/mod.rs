@@ -21,7 +21,9 @@ use zeroize::Zeroize;
 
 pub use self::ccm::Ccm;
 #[cfg(feature = "alloc")]
-pub(crate) use self::cmac::{Subkeys as CmacSubkeys, cmac_blocks, subkeys as cmac_subkeys};
+pub(crate) use self::cmac::{
+    Subkeys as CmacSubkeys, cmac_blocks, split_final_block as cmac_split, subkeys as cmac_subkeys,
+};
 pub use self::cmac::{cmac, cmac_verify};
 use crate::aes::Counter32;
 use crate::verdict::public;
