@@ -341,14 +341,8 @@ impl Comb {
             }
         }
         drop(subkeys);
-        Comb::run(
-            (self.schedule, self.lanes, &mut self.stats),
-            Chain::CbcMac,
-            &mut lanes,
-        );
-        for lane in &lanes {
-            jobs[lane.job].tag = lane.state();
-        }
+        let settings = (self.schedule, self.lanes, &mut self.stats);
+        Comb::cmac_round(settings, &mut lanes, jobs);
         drop(lanes);
         let mut lanes: Vec<Lane<'_>> = long
             .into_iter()
@@ -357,12 +351,18 @@ impl Comb {
                 Lane::new(&j.key.cipher, j.tag, core::slice::from_mut(last), job)
             })
             .collect();
-        Comb::run(
-            (self.schedule, self.lanes, &mut self.stats),
-            Chain::CbcMac,
-            &mut lanes,
-        );
-        for lane in &lanes {
+        let settings = (self.schedule, self.lanes, &mut self.stats);
+        Comb::cmac_round(settings, &mut lanes, jobs);
+    }
+
+    /// One round of CBC-MAC lanes; each lane's state becomes its job's tag so far.
+    fn cmac_round(
+        settings: (Schedule, usize, &mut ScheduleStats),
+        lanes: &mut [Lane<'_>],
+        jobs: &mut [CmacJob<'_>],
+    ) {
+        Comb::run(settings, Chain::CbcMac, lanes);
+        for lane in lanes.iter() {
             jobs[lane.job].tag = lane.state();
         }
     }
@@ -500,15 +500,10 @@ impl Comb {
             let counter = j.ccm.counter_block_before(j.nonce, header - 1);
             lanes.push(Lane::new(j.ccm.cipher(), [0; 16], blocks, job).with_counter(counter));
         }
-        Comb::run(
-            (self.schedule, half, &mut self.stats),
-            Chain::CcmSeal,
-            &mut lanes,
-        );
+        let settings = (self.schedule, half, &mut self.stats);
+        let lanes = Comb::ccm_round(settings, Chain::CcmSeal, lanes, (&mut macs, &mut counters));
         for lane in &lanes {
             let j = &mut jobs[lane.job];
-            macs[lane.job] = u128::from_le_bytes(lane.state());
-            counters[lane.job] = u128::from_le_bytes(lane.counter());
             let (header, copy) = lane.blocks().split_at(j.ccm.mac_header_blocks(j.aad.len()));
             if let Some(last) = header.last() {
                 masks[lane.job] ^= u128::from_le_bytes(*last);
@@ -519,7 +514,7 @@ impl Comb {
         }
         drop(lanes);
 
-        let mut lanes: Vec<Lane<'_>> = jobs
+        let payload_lanes = jobs
             .iter_mut()
             .enumerate()
             .filter(|(_, j)| in_place(j))
@@ -530,17 +525,9 @@ impl Comb {
                         .with_counter(counters[job].to_le_bytes())
                 })
             })
-            .collect();
-        Comb::run(
-            (self.schedule, lanes_per_group, &mut self.stats),
-            payload,
-            &mut lanes,
-        );
-        for lane in &lanes {
-            macs[lane.job] = u128::from_le_bytes(lane.state());
-            counters[lane.job] = u128::from_le_bytes(lane.counter());
-        }
-        drop(lanes);
+            .collect::<Vec<_>>();
+        let settings = (self.schedule, lanes_per_group, &mut self.stats);
+        Comb::ccm_round(settings, payload, payload_lanes, (&mut macs, &mut counters));
 
         let mut tails: Vec<(usize, &Ccm, &mut [u8])> = jobs
             .iter_mut()
@@ -550,29 +537,18 @@ impl Comb {
             .filter(|(_, _, tail)| !tail.is_empty())
             .collect();
         // `tail_scratch` has exactly one slot per tail: the zips below pair them all.
-        let mut lanes: Vec<Lane<'_>> = tail_scratch
+        let tail_lanes = tail_scratch
             .iter_mut()
             .zip(&tails)
             .map(|(slot, &(job, ccm, ref tail))| {
                 slot[..tail.len()].copy_from_slice(tail);
-                Lane::new(
-                    ccm.cipher(),
-                    macs[job].to_le_bytes(),
-                    core::slice::from_mut(slot),
-                    job,
-                )
-                .with_counter(counters[job].to_le_bytes())
+                let slot = core::slice::from_mut(slot);
+                Lane::new(ccm.cipher(), macs[job].to_le_bytes(), slot, job)
+                    .with_counter(counters[job].to_le_bytes())
             })
-            .collect();
-        Comb::run(
-            (self.schedule, lanes_per_group, &mut self.stats),
-            payload,
-            &mut lanes,
-        );
-        for lane in &lanes {
-            macs[lane.job] = u128::from_le_bytes(lane.state());
-        }
-        drop(lanes);
+            .collect::<Vec<_>>();
+        let settings = (self.schedule, lanes_per_group, &mut self.stats);
+        Comb::ccm_round(settings, payload, tail_lanes, (&mut macs, &mut counters));
         if payload == Chain::CcmSeal {
             for (slot, (_, _, tail)) in tail_scratch.iter().zip(&mut tails) {
                 let len = tail.len();
@@ -585,6 +561,22 @@ impl Comb {
             tags[job] = j.ccm.masked_tag(macs[job], masks[job]);
         }
         tags
+    }
+
+    /// One round of CCM lanes; then records where each lane's job stands: its running MAC
+    /// and its next counter block. Returns the lanes, whose blocks the caller may still read.
+    fn ccm_round<'l>(
+        settings: (Schedule, usize, &mut ScheduleStats),
+        chain: Chain,
+        mut lanes: Vec<Lane<'l>>,
+        (macs, counters): (&mut [u128], &mut [u128]),
+    ) -> Vec<Lane<'l>> {
+        Comb::run(settings, chain, &mut lanes);
+        for lane in &lanes {
+            macs[lane.job] = u128::from_le_bytes(lane.state());
+            counters[lane.job] = u128::from_le_bytes(lane.counter());
+        }
+        lanes
     }
 
     /// Whether every byte of the engine's scratch is zero, as it must be between calls.
