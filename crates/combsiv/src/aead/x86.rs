@@ -47,7 +47,7 @@ use self::batch::{open_jobs, seal_jobs};
 use super::Hashed;
 use crate::aes::x86::{
     Counter, RoundKeys, Schedule, apply_keystream, apply_keystream_rounds, broadcast, encrypt,
-    expand_key, xor_tail, xor_whole_registers,
+    expand_key, stride, xor_stride, xor_tail,
 };
 use crate::cpu::x86::{
     Aesni, STRIDE, Width, block_from, load_last_partial, load128, per_width, store128,
@@ -563,7 +563,7 @@ fn ctr_and_hash_rounds<
             }
             None => encrypt(width, keys, ROUNDS, &mut keystream),
         }
-        xor_whole_registers(width, &mut data, i * stride_bytes, &keystream);
+        xor_stride(width, &mut data, i, &keystream);
     }
     if HASH_OUTPUT {
         for earlier in strides.saturating_sub(W::HASH_LAG)..strides {
@@ -578,15 +578,4 @@ fn ctr_and_hash_rounds<
         s = absorb_padded::<W, GHASH>(width, hash_key, s, (data.get_out(), body), Some(last));
     }
     s
-}
-
-/// Stride `i` of `bytes` as registers' bytes.
-#[inline(always)]
-fn stride<W: Width>(bytes: &[u8], i: usize) -> &[W::Bytes; STRIDE] {
-    let stride_bytes = 16 * W::BLOCKS * STRIDE;
-    let (registers, _) = W::registers(&bytes[i * stride_bytes..(i + 1) * stride_bytes]);
-    let Some(stride) = registers.first_chunk::<STRIDE>() else {
-        unreachable!("a stride's bytes are STRIDE whole registers");
-    };
-    stride
 }

@@ -357,9 +357,52 @@ pub(crate) fn apply_keystream<W: Width, const BIG_ENDIAN: bool, const ROUNDS: us
     for start in (0..body).step_by(stride_bytes) {
         let mut keystream = counter.next::<STRIDE>(width);
         encrypt(width, keys, ROUNDS, &mut keystream);
-        xor_whole_registers(width, &mut data, start, &keystream);
+        xor_stride(width, &mut data, start / stride_bytes, &keystream);
     }
     xor_tail::<W, BIG_ENDIAN, ROUNDS>(width, keys, counter, data, body);
+}
+
+/// Output stride `i` = input stride `i` XOR `keystream`. A whole stride has a constant
+/// number of registers, so the loops unroll and the keystream stays in registers; through
+/// [`xor_whole_registers`], whose count is known only at run time, it would be stored to the
+/// stack and XORed there (about ten more instructions per block). Loads before stores, as
+/// there.
+#[inline(always)]
+pub(crate) fn xor_stride<W: Width>(
+    width: W,
+    data: &mut InOutBuf<'_, '_, u8>,
+    i: usize,
+    keystream: &[W::Reg; STRIDE],
+) {
+    let mut values = *keystream;
+    for (value, bytes) in values.iter_mut().zip(stride::<W>(data.get_in(), i)) {
+        *value = width.xor(width.load(bytes), *value);
+    }
+    for (bytes, value) in stride_mut::<W>(data.get_out(), i).iter_mut().zip(values) {
+        *bytes = width.store(value);
+    }
+}
+
+/// Stride `i` of `bytes` as registers' bytes.
+#[inline(always)]
+pub(crate) fn stride<W: Width>(bytes: &[u8], i: usize) -> &[W::Bytes; STRIDE] {
+    let stride_bytes = 16 * W::BLOCKS * STRIDE;
+    let (registers, _) = W::registers(&bytes[i * stride_bytes..(i + 1) * stride_bytes]);
+    let Some(stride) = registers.first_chunk::<STRIDE>() else {
+        unreachable!("a stride's bytes are STRIDE whole registers");
+    };
+    stride
+}
+
+/// [`stride`], to write.
+#[inline(always)]
+fn stride_mut<W: Width>(bytes: &mut [u8], i: usize) -> &mut [W::Bytes; STRIDE] {
+    let stride_bytes = 16 * W::BLOCKS * STRIDE;
+    let (registers, _) = W::registers_mut(&mut bytes[i * stride_bytes..(i + 1) * stride_bytes]);
+    let Some(stride) = registers.first_chunk_mut::<STRIDE>() else {
+        unreachable!("a stride's bytes are STRIDE whole registers");
+    };
+    stride
 }
 
 /// Output registers from `start` = input registers from `start` XOR `keystream`, for as many
