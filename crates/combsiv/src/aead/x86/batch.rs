@@ -157,11 +157,8 @@ fn run_jobs<W: Width, const OPEN: bool>(
     }
     drop(scratch);
     wide_keys.zeroize();
-    for &i in groups.partial() {
-        run_one::<W, OPEN>(width, key_generating_key, &mut jobs[i]);
-    }
-    for job in jobs.iter_mut().filter(|job| is_long(job)) {
-        run_one::<W, OPEN>(width, key_generating_key, job);
+    for member in groups.alone() {
+        run_one::<W, OPEN>(width, key_generating_key, &mut jobs[member.job]);
     }
 }
 
@@ -187,24 +184,37 @@ fn run_one<W: Width, const OPEN: bool>(
     }
 }
 
-/// The short jobs in order of their hashed block count (a counting sort; lengths are
-/// public), cut into full groups of `lanes`; the rest is a partial group. A batch without
-/// short jobs allocates nothing.
+/// A job of the batch and the number of blocks POLYVAL reads for it.
+#[derive(Clone, Copy, Default)]
+struct Member {
+    job: usize,
+    blocks: usize,
+}
+
+/// The jobs in order of their hashed block count (a counting sort; lengths are public), the
+/// short ones first, cut into full groups of `lanes`; the short jobs of the last group,
+/// which is not full, and the long jobs run alone. Each job's block count is computed once.
 struct Groups {
-    order: Vec<usize>,
+    order: Vec<Member>,
+    short: usize,
     lanes: usize,
 }
 
 impl Groups {
     #[inline(always)]
     fn new(blocks_per_register: usize, jobs: &[SivJob<'_>]) -> Self {
-        // starts[n] counts the jobs of n hashed blocks, then becomes the position of the
-        // first of them; long jobs are not counted.
+        // Bucket n < SHORT_BLOCKS holds the jobs of n + 1 hashed blocks, the last one the
+        // long jobs. starts[b] counts bucket b's jobs, then becomes its first position.
+        let bucket = |blocks: usize| (blocks - 1).min(SHORT_BLOCKS);
+        let counted: Vec<Member> = (jobs.iter().enumerate())
+            .map(|(job, content)| Member {
+                job,
+                blocks: hashed_blocks(content),
+            })
+            .collect();
         let mut starts = [0; SHORT_BLOCKS + 1];
-        for job in jobs {
-            if let Some(count) = starts.get_mut(hashed_blocks(job)) {
-                *count += 1;
-            }
+        for member in &counted {
+            starts[bucket(member.blocks)] += 1;
         }
         let mut position = 0;
         for start in &mut starts {
@@ -212,37 +222,31 @@ impl Groups {
             *start = position;
             position += count;
         }
-        let mut order = vec![0; position];
-        for (i, job) in jobs.iter().enumerate() {
-            if let Some(start) = starts.get_mut(hashed_blocks(job)) {
-                order[*start] = i;
-                *start += 1;
-            }
+        let short = starts[SHORT_BLOCKS];
+        let mut order = vec![Member::default(); jobs.len()];
+        for member in counted {
+            let start = &mut starts[bucket(member.blocks)];
+            order[*start] = member;
+            *start += 1;
         }
         Groups {
             order,
+            short,
             lanes: GROUP * blocks_per_register,
         }
     }
 
-    /// The full groups, as indices into the jobs.
+    /// The full groups.
     #[inline(always)]
-    fn full(&self) -> core::slice::ChunksExact<'_, usize> {
-        self.order.chunks_exact(self.lanes)
+    fn full(&self) -> core::slice::ChunksExact<'_, Member> {
+        self.order[..self.short].chunks_exact(self.lanes)
     }
 
-    /// The jobs of the last group, which is not full (the other jobs no group takes are the
-    /// long ones, [`is_long`]).
+    /// The jobs no group takes: the short ones of the last group, then the long ones.
     #[inline(always)]
-    fn partial(&self) -> &[usize] {
-        self.full().remainder()
+    fn alone(&self) -> &[Member] {
+        &self.order[self.short - self.full().remainder().len()..]
     }
-}
-
-/// Whether a job has too many hashed blocks for a group.
-#[inline(always)]
-fn is_long(job: &SivJob<'_>) -> bool {
-    hashed_blocks(job) > SHORT_BLOCKS
 }
 
 /// What a group kernel works on: the broadcast key-generating key, the jobs, the group's
@@ -250,7 +254,7 @@ fn is_long(job: &SivJob<'_>) -> bool {
 type GroupArgs<'a, 'j, W> = (
     &'a [<W as Width>::Reg; 15],
     &'a mut [SivJob<'j>],
-    &'a [usize],
+    &'a [Member],
     &'a mut Scratch<W>,
 );
 
@@ -268,8 +272,8 @@ fn seal_group<W: Width, const ROUNDS: usize>(
     let tags = tags_of::<W, ROUNDS>(width, &scratch.encryption, s, &nonces);
     let text_blocks = text_blocks(jobs, group);
     keystream_of::<W, ROUNDS>(width, scratch, &tags, text_blocks);
-    for (lane, &i) in group.iter().enumerate() {
-        let job = &mut jobs[i];
+    for (lane, member) in group.iter().enumerate() {
+        let job = &mut jobs[member.job];
         job.tag = store128(width.block(tags[lane / W::BLOCKS], lane % W::BLOCKS));
         xor_keystream(width, job.data, &scratch.keystream, lane);
     }
@@ -282,20 +286,20 @@ fn open_group<W: Width, const ROUNDS: usize>(
     width: W,
     (key_generating_key, jobs, group, scratch): GroupArgs<'_, '_, W>,
 ) {
-    let received = per_register(width, |lane| load128(&jobs[group[lane]].tag));
+    let received = per_register(width, |lane| load128(&jobs[group[lane].job].tag));
     let (nonces, authentication) =
         record_keys::<W, ROUNDS>(width, key_generating_key, jobs, group, scratch);
     let text_blocks = text_blocks(jobs, group);
     keystream_of::<W, ROUNDS>(width, scratch, &received, text_blocks);
-    for (lane, &i) in group.iter().enumerate() {
-        xor_keystream(width, jobs[i].data, &scratch.keystream, lane);
+    for (lane, member) in group.iter().enumerate() {
+        xor_keystream(width, jobs[member.job].data, &scratch.keystream, lane);
     }
     let first_row = gather_rows::<W>(width.aesni(), jobs, group, &mut scratch.rows);
     let s = polyval_rows(width, &authentication, &scratch.rows, first_row);
     scratch.clear_rows(first_row, group.len());
     let expected = tags_of::<W, ROUNDS>(width, &scratch.encryption, s, &nonces);
-    for (lane, &i) in group.iter().enumerate() {
-        let job = &mut jobs[i];
+    for (lane, member) in group.iter().enumerate() {
+        let job = &mut jobs[member.job];
         let expected = store128(width.block(expected[lane / W::BLOCKS], lane % W::BLOCKS));
         let received = job.tag;
         let verdict = open_or_wipe((&mut *job.data).into(), |_| check_tag(&expected, &received));
@@ -321,11 +325,11 @@ fn record_keys<W: Width, const ROUNDS: usize>(
     width: W,
     key_generating_key: &[W::Reg; 15],
     jobs: &[SivJob<'_>],
-    group: &[usize],
+    group: &[Member],
     scratch: &mut Scratch<W>,
 ) -> ([W::Reg; GROUP], [W::Reg; GROUP]) {
     let nonces = per_register(width, |lane| {
-        block_from(nonce_value(&jobs[group[lane]].nonce))
+        block_from(nonce_value(&jobs[group[lane].job].nonce))
     });
     let mut shifted = [width.zero(); GROUP];
     for (shifted, &nonce) in shifted.iter_mut().zip(&nonces) {
@@ -358,27 +362,30 @@ fn record_keys<W: Width, const ROUNDS: usize>(
 fn gather_rows<W: Width>(
     aesni: Aesni,
     jobs: &[SivJob<'_>],
-    group: &[usize],
+    group: &[Member],
     rows: &mut Rows,
 ) -> usize {
     let mut first_row = SHORT_BLOCKS;
-    for (lane, &i) in group.iter().enumerate() {
-        let job = &jobs[i];
-        let mut put = |row: usize, block: __m128i| rows[row][lane] = block;
-        let mut row = SHORT_BLOCKS - hashed_blocks(job);
+    // Zipped with the lane range, so that indexing a row by lane needs no bounds check.
+    for (lane, member) in (0..MAX_LANES).zip(group) {
+        let job = &jobs[member.job];
+        let row = SHORT_BLOCKS - member.blocks;
         first_row = first_row.min(row);
+        let mut targets = rows[row..].iter_mut().map(|row| &mut row[lane]);
         for part in [job.aad, &*job.data] {
             let (whole, partial) = part.as_chunks::<16>();
-            for block in whole {
-                put(row, load128(block));
-                row += 1;
+            for (block, target) in whole.iter().zip(&mut targets) {
+                *target = load128(block);
             }
-            if !partial.is_empty() {
-                put(row, load_last_partial(aesni, part));
-                row += 1;
+            if !partial.is_empty()
+                && let Some(target) = targets.next()
+            {
+                *target = load_last_partial(aesni, part);
             }
         }
-        put(row, length_block(job.aad.len(), job.data.len()));
+        if let Some(target) = targets.next() {
+            *target = length_block(job.aad.len(), job.data.len());
+        }
     }
     first_row
 }
@@ -434,10 +441,10 @@ fn tags_of<W: Width, const ROUNDS: usize>(
 
 /// The most text blocks of any lane.
 #[inline(always)]
-fn text_blocks(jobs: &[SivJob<'_>], group: &[usize]) -> usize {
+fn text_blocks(jobs: &[SivJob<'_>], group: &[Member]) -> usize {
     let mut blocks = 0;
-    for &i in group {
-        blocks = blocks.max(jobs[i].data.len().div_ceil(16));
+    for member in group {
+        blocks = blocks.max(jobs[member.job].data.len().div_ceil(16));
     }
     blocks
 }
