@@ -47,7 +47,7 @@ use self::batch::{open_jobs, seal_jobs};
 use super::Hashed;
 use crate::aes::x86::{
     Counter, RoundKeys, Schedule, apply_keystream, apply_keystream_rounds, broadcast, encrypt,
-    expand_key, stride, xor_stride, xor_tail,
+    expand_key, stride, stride_bytes, xor_stride, xor_tail,
 };
 use crate::cpu::x86::{
     Aesni, STRIDE, Width, block_from, load_last_partial, load128, per_width, store128,
@@ -538,9 +538,8 @@ fn ctr_and_hash_rounds<
     mut data: InOutBuf<'_, '_, u8>,
     last: __m128i,
 ) -> __m128i {
-    let stride_bytes = 16 * W::BLOCKS * STRIDE;
-    let strides = data.len() / stride_bytes;
-    let body = strides * stride_bytes;
+    let strides = data.len() / stride_bytes::<W>();
+    let body = strides * stride_bytes::<W>();
     for i in 0..strides {
         let mut keystream = counter.next::<STRIDE>(width);
         // The hash reads an earlier stride's output (re-read from L1) or this stride's input

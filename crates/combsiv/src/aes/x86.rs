@@ -352,14 +352,13 @@ pub(crate) fn apply_keystream<W: Width, const BIG_ENDIAN: bool, const ROUNDS: us
     counter: &mut Counter<W, BIG_ENDIAN>,
     mut data: InOutBuf<'_, '_, u8>,
 ) {
-    let stride_bytes = 16 * W::BLOCKS * STRIDE;
-    let body = data.len() / stride_bytes * stride_bytes;
-    for start in (0..body).step_by(stride_bytes) {
+    let strides = data.len() / stride_bytes::<W>();
+    for i in 0..strides {
         let mut keystream = counter.next::<STRIDE>(width);
         encrypt(width, keys, ROUNDS, &mut keystream);
-        xor_stride(width, &mut data, start / stride_bytes, &keystream);
+        xor_stride(width, &mut data, i, &keystream);
     }
-    xor_tail::<W, BIG_ENDIAN, ROUNDS>(width, keys, counter, data, body);
+    xor_tail::<W, BIG_ENDIAN, ROUNDS>(width, keys, counter, data, strides * stride_bytes::<W>());
 }
 
 /// Output stride `i` = input stride `i` XOR `keystream`. A whole stride has a constant
@@ -383,11 +382,17 @@ pub(crate) fn xor_stride<W: Width>(
     }
 }
 
+/// Bytes per stride of width `W`.
+#[inline(always)]
+pub(crate) const fn stride_bytes<W: Width>() -> usize {
+    16 * W::BLOCKS * STRIDE
+}
+
 /// Stride `i` of `bytes` as registers' bytes.
 #[inline(always)]
 pub(crate) fn stride<W: Width>(bytes: &[u8], i: usize) -> &[W::Bytes; STRIDE] {
-    let stride_bytes = 16 * W::BLOCKS * STRIDE;
-    let (registers, _) = W::registers(&bytes[i * stride_bytes..(i + 1) * stride_bytes]);
+    let range = i * stride_bytes::<W>()..(i + 1) * stride_bytes::<W>();
+    let (registers, _) = W::registers(&bytes[range]);
     let Some(stride) = registers.first_chunk::<STRIDE>() else {
         unreachable!("a stride's bytes are STRIDE whole registers");
     };
@@ -397,8 +402,8 @@ pub(crate) fn stride<W: Width>(bytes: &[u8], i: usize) -> &[W::Bytes; STRIDE] {
 /// [`stride`], to write.
 #[inline(always)]
 fn stride_mut<W: Width>(bytes: &mut [u8], i: usize) -> &mut [W::Bytes; STRIDE] {
-    let stride_bytes = 16 * W::BLOCKS * STRIDE;
-    let (registers, _) = W::registers_mut(&mut bytes[i * stride_bytes..(i + 1) * stride_bytes]);
+    let range = i * stride_bytes::<W>()..(i + 1) * stride_bytes::<W>();
+    let (registers, _) = W::registers_mut(&mut bytes[range]);
     let Some(stride) = registers.first_chunk_mut::<STRIDE>() else {
         unreachable!("a stride's bytes are STRIDE whole registers");
     };
