@@ -332,7 +332,10 @@ impl Comb {
                 copies = after;
                 cmac_blocks(current, j.message, blocks);
                 lanes.push(Lane::new(&j.key.cipher, [0; 16], blocks, job));
-            } else if let Some(last) = lasts_left.next() {
+            } else {
+                let Some(last) = lasts_left.next() else {
+                    unreachable!("`lasts` has a slot for every job that is not copied");
+                };
                 let (body, mut final_block) = cmac_split(current, j.message);
                 *last = final_block;
                 final_block.zeroize();

@@ -257,7 +257,7 @@ impl Groups {
 }
 
 /// What a group kernel works on: the broadcast key-generating key, the jobs, the group's
-/// indices into them, the scratch.
+/// members (which jobs, and their hashed block counts), the scratch.
 type GroupArgs<'a, 'j, W> = (
     &'a [<W as Width>::Reg; 15],
     &'a mut [SivJob<'j>],
