@@ -253,19 +253,43 @@ fn short_messages(rng: &mut Rng) -> Vec<Vec<u8>> {
         .collect()
 }
 
+/// Short messages without AAD (`siv_batches` gives a few some) whose text is mostly one
+/// number of blocks, 0..=6, with every length of a last block, and otherwise one block more:
+/// groups whose messages all hash as many blocks, read from the messages themselves, next to
+/// groups that straddle two counts.
+fn uniform_messages(rng: &mut Rng) -> Vec<Vec<u8>> {
+    let count = if cfg!(miri) {
+        8 + rng.below(9)
+    } else {
+        1 + rng.below(48)
+    };
+    let blocks = rng.below(7);
+    (0..count)
+        .map(|_| match blocks + usize::from(rng.below(4) == 0) {
+            0 => Vec::new(),
+            blocks => {
+                let len = 16 * (blocks - 1) + 1 + rng.below(16);
+                rng.bytes(len)
+            }
+        })
+        .collect()
+}
+
 /// Batches of 1..=48 jobs (three VAES groups), lengths 0..=5000 with empty and one-block
 /// messages, AAD from none to longer than the message (so that POLYVAL and the counter mode
-/// of one job take different paths), then batches of short messages (`short_messages`), both
-/// key sizes; every sealed job equals the single-message result, and forged jobs fail alone
-/// and are zeroed.
+/// of one job take different paths), then batches of short messages (`short_messages`) and
+/// of short messages of nearly one length (`uniform_messages`), both key sizes; every sealed
+/// job equals the single-message result, and forged jobs fail alone and are zeroed.
 fn siv_batches<K: combsiv::KeySize>(rng: &mut Rng) {
     let rounds = if cfg!(miri) { 1 } else { 12 };
     for backend in backends_under_test() {
-        for round in 0..2 * rounds {
-            let short = round % 2 == 1;
+        for round in 0..3 * rounds {
+            let (short, uniform) = (round % 3 == 1, round % 3 == 2);
             let key = K::Key::try_from(&rng.bytes(K::KEY_LEN)[..]).ok().unwrap();
             let cipher = combsiv::AesGcmSiv::<K>::with_backend(&key, backend).unwrap();
-            let originals = if short {
+            let originals = if uniform {
+                uniform_messages(rng)
+            } else if short {
                 short_messages(rng)
             } else {
                 messages(rng, 16, false)
@@ -273,11 +297,12 @@ fn siv_batches<K: combsiv::KeySize>(rng: &mut Rng) {
             let params: Vec<([u8; 12], Vec<u8>)> = originals
                 .iter()
                 .map(|_| {
-                    let aad_len = match (short, rng.below(4)) {
-                        (_, 0) => 0,
-                        (true, _) => rng.below(49),
-                        (false, 1) => rng.below(200),
-                        (false, _) => rng.below(40),
+                    let aad_len = match (uniform, short, rng.below(if uniform { 16 } else { 4 })) {
+                        (true, _, 0) => 1 + rng.below(16),
+                        (true, _, _) | (_, _, 0) => 0,
+                        (_, true, _) => rng.below(49),
+                        (_, false, 1) => rng.below(200),
+                        (_, false, _) => rng.below(40),
                     };
                     (rng.array(), rng.bytes(aad_len))
                 })
