@@ -255,8 +255,8 @@ fn short_messages(rng: &mut Rng) -> Vec<Vec<u8>> {
 
 /// Short messages without AAD (`siv_batches` gives a few some) whose text is mostly one
 /// number of blocks, 0..=6, with every length of a last block, and otherwise one block more:
-/// groups whose messages all hash as many blocks, read from the messages themselves, next to
-/// groups that straddle two counts.
+/// groups whose messages all hash as many blocks (the benchmark's shape) next to groups that
+/// straddle two counts.
 fn uniform_messages(rng: &mut Rng) -> Vec<Vec<u8>> {
     let count = if cfg!(miri) {
         8 + rng.below(9)
@@ -275,6 +275,17 @@ fn uniform_messages(rng: &mut Rng) -> Vec<Vec<u8>> {
         .collect()
 }
 
+/// What a round of `siv_batches` seals.
+#[derive(Clone, Copy, PartialEq)]
+enum SivRound {
+    /// `messages`: 0..=5000 bytes, AAD up to 200 bytes.
+    Any,
+    /// `short_messages`, AAD up to 48 bytes.
+    Short,
+    /// `uniform_messages`, one in 16 with 1..=16 bytes of AAD.
+    Uniform,
+}
+
 /// Batches of 1..=48 jobs (three VAES groups), lengths 0..=5000 with empty and one-block
 /// messages, AAD from none to longer than the message (so that POLYVAL and the counter mode
 /// of one job take different paths), then batches of short messages (`short_messages`) and
@@ -284,25 +295,26 @@ fn siv_batches<K: combsiv::KeySize>(rng: &mut Rng) {
     let rounds = if cfg!(miri) { 1 } else { 12 };
     for backend in backends_under_test() {
         for round in 0..3 * rounds {
-            let (short, uniform) = (round % 3 == 1, round % 3 == 2);
+            let kind = [SivRound::Any, SivRound::Short, SivRound::Uniform][round % 3];
             let key = K::Key::try_from(&rng.bytes(K::KEY_LEN)[..]).ok().unwrap();
             let cipher = combsiv::AesGcmSiv::<K>::with_backend(&key, backend).unwrap();
-            let originals = if uniform {
-                uniform_messages(rng)
-            } else if short {
-                short_messages(rng)
-            } else {
-                messages(rng, 16, false)
+            let originals = match kind {
+                SivRound::Any => messages(rng, 16, false),
+                SivRound::Short => short_messages(rng),
+                SivRound::Uniform => uniform_messages(rng),
             };
             let params: Vec<([u8; 12], Vec<u8>)> = originals
                 .iter()
                 .map(|_| {
-                    let aad_len = match (uniform, short, rng.below(if uniform { 16 } else { 4 })) {
-                        (true, _, 0) => 1 + rng.below(16),
-                        (true, _, _) | (_, _, 0) => 0,
-                        (_, true, _) => rng.below(49),
-                        (_, false, 1) => rng.below(200),
-                        (_, false, _) => rng.below(40),
+                    let aad_len = match (
+                        kind,
+                        rng.below(if kind == SivRound::Uniform { 16 } else { 4 }),
+                    ) {
+                        (SivRound::Uniform, 0) => 1 + rng.below(16),
+                        (SivRound::Uniform, _) | (_, 0) => 0,
+                        (SivRound::Short, _) => rng.below(49),
+                        (SivRound::Any, 1) => rng.below(200),
+                        (SivRound::Any, _) => rng.below(40),
                     };
                     (rng.array(), rng.bytes(aad_len))
                 })
