@@ -48,6 +48,9 @@ pub(crate) trait Width: Copy {
     /// The 128-bit subset every tier includes (key expansion, reduction, the tag block).
     fn aesni(self) -> Aesni;
 
+    /// The tier this token proves, to call a kernel instantiated by [`per_width!`].
+    fn tier(self) -> super::Tier;
+
     /// Splits bytes into whole registers and the rest.
     fn registers(data: &[u8]) -> (&[Self::Bytes], &[u8]);
     /// Splits bytes into whole registers and the rest.
@@ -105,6 +108,11 @@ impl Width for Aesni {
     #[inline(always)]
     fn aesni(self) -> Aesni {
         self
+    }
+
+    #[inline(always)]
+    fn tier(self) -> super::Tier {
+        super::Tier::Aesni(self)
     }
 
     #[inline(always)]
@@ -257,6 +265,11 @@ impl Width for Vaes {
     #[inline(always)]
     fn aesni(self) -> Aesni {
         Vaes::aesni(self)
+    }
+
+    #[inline(always)]
+    fn tier(self) -> super::Tier {
+        super::Tier::Vaes(self)
     }
 
     #[inline(always)]
@@ -432,6 +445,10 @@ impl Width for Vaes {
 ///
 /// `per_width! { fn name<const C: T>(a: A) -> R = kernel; }` defines
 /// `fn name<const C: T>(tier: Tier, a: A) -> R`, which runs `kernel::<W, C>(token, a)`.
+///
+/// The instances are never inlined: a kernel called from another kernel of the same tier
+/// (the batch calls the single-message kernel for long messages) then runs exactly the code
+/// it runs when called alone, which is the code that was measured.
 macro_rules! per_width {
     (
         $(#[$meta:meta])*
@@ -443,6 +460,7 @@ macro_rules! per_width {
             tier: $crate::cpu::x86::Tier,
             $($arg: $arg_ty),*
         ) $(-> $ret)? {
+            #[inline(never)]
             #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
             fn aesni $(<$(const $param: $param_ty),+>)? (
                 width: $crate::cpu::x86::Aesni,
@@ -450,6 +468,7 @@ macro_rules! per_width {
             ) $(-> $ret)? {
                 $kernel::<$crate::cpu::x86::Aesni $($(, $param)+)?>(width, $($arg),*)
             }
+            #[inline(never)]
             #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1,avx,avx2,vaes,vpclmulqdq")]
             fn vaes $(<$(const $param: $param_ty),+>)? (
                 width: $crate::cpu::x86::Vaes,
