@@ -30,7 +30,8 @@ use alloc::vec::Vec;
 use subtle::ConstantTimeEq;
 use zeroize::{Zeroize, Zeroizing};
 
-use self::lanes::{Chain, Lane};
+use self::lanes::{Chain, Lane, LanePool};
+use self::schedule::Scheduler;
 pub use self::schedule::{Schedule, ScheduleStats};
 use crate::modes::{Ccm, CmacSubkeys, cmac_blocks, cmac_split, cmac_subkeys};
 use crate::verdict::public;
@@ -125,16 +126,17 @@ const COPIED_PAYLOAD: usize = 512;
 /// The multi-message engine. Holds the lane count, the schedule and reusable scratch space.
 pub struct Comb {
     lanes: usize,
-    schedule: Schedule,
+    scheduler: Scheduler,
     scratch: Vec<[u8; 16]>,
-    stats: ScheduleStats,
+    /// The lane vectors' allocation, reused by every call.
+    pool: LanePool,
 }
 
 impl core::fmt::Debug for Comb {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Comb")
             .field("lanes", &self.lanes)
-            .field("schedule", &self.schedule)
+            .field("schedule", &self.scheduler.schedule)
             .finish_non_exhaustive()
     }
 }
@@ -177,15 +179,15 @@ impl Comb {
     pub fn with_lanes(lanes: usize) -> Comb {
         Comb {
             lanes: lanes.max(1),
-            schedule: Schedule::default(),
+            scheduler: Scheduler::default(),
             scratch: Vec::new(),
-            stats: ScheduleStats::default(),
+            pool: LanePool::default(),
         }
     }
 
     /// The same engine with another [`Schedule`].
     pub fn with_schedule(mut self, schedule: Schedule) -> Comb {
-        self.schedule = schedule;
+        self.scheduler.schedule = schedule;
         self
     }
 
@@ -196,24 +198,7 @@ impl Comb {
 
     /// Lane usage of the last call.
     pub fn last_stats(&self) -> ScheduleStats {
-        self.stats
-    }
-
-    /// Runs every lane to its end with this engine's schedule and lane count, adding to the
-    /// call's statistics.
-    fn run(
-        (schedule, lanes_per_group, stats): (Schedule, usize, &mut ScheduleStats),
-        chain: Chain,
-        lanes: &mut [Lane<'_>],
-    ) {
-        schedule::run(schedule, chain, lanes, lanes_per_group, stats);
-    }
-
-    /// The engine's settings and statistics (reset for a new call), borrowed apart from its
-    /// scratch.
-    fn settings(&mut self) -> (Schedule, usize, &mut ScheduleStats) {
-        self.stats = ScheduleStats::default();
-        (self.schedule, self.lanes, &mut self.stats)
+        self.scheduler.stats
     }
 
     /// CBC-encrypts every job (SP 800-38A 6.2). [`Error::InvalidLength`] before any work if a
@@ -222,12 +207,16 @@ impl Comb {
         if jobs.iter().any(|job| !job.data.len().is_multiple_of(16)) {
             return Err(Error::InvalidLength);
         }
-        let mut lanes: Vec<Lane<'_>> = jobs
-            .iter_mut()
-            .enumerate()
-            .map(|(job, j)| Lane::new(&j.key.cipher, j.iv, j.data.as_chunks_mut::<16>().0, job))
-            .collect();
-        Comb::run(self.settings(), Chain::CbcEncrypt, &mut lanes);
+        let mut lanes = self.pool.take();
+        lanes.extend(
+            jobs.iter_mut().enumerate().map(|(job, j)| {
+                Lane::new(&j.key.cipher, j.iv, j.data.as_chunks_mut::<16>().0, job)
+            }),
+        );
+        self.scheduler.stats = ScheduleStats::default();
+        self.scheduler
+            .run(Chain::CbcEncrypt, &mut lanes, self.lanes);
+        self.pool.give_back(lanes);
         Ok(())
     }
 
@@ -255,17 +244,16 @@ impl Comb {
         // OFB's states are keystream; wiped when dropped, also on unwinding.
         let mut states = Zeroizing::new(alloc::vec![[0u8; 16]; jobs.len()]);
         {
-            let mut lanes: Vec<Lane<'_>> = jobs
-                .iter_mut()
-                .enumerate()
-                .map(|(job, (key, iv, data))| {
-                    Lane::new(&key.cipher, *iv, data.as_chunks_mut::<16>().0, job)
-                })
-                .collect();
-            Comb::run(self.settings(), chain, &mut lanes);
+            let mut lanes = self.pool.take();
+            lanes.extend(jobs.iter_mut().enumerate().map(|(job, (key, iv, data))| {
+                Lane::new(&key.cipher, *iv, data.as_chunks_mut::<16>().0, job)
+            }));
+            self.scheduler.stats = ScheduleStats::default();
+            self.scheduler.run(chain, &mut lanes, self.lanes);
             for lane in &lanes {
                 states[lane.job] = lane.state();
             }
+            self.pool.give_back(lanes);
         }
         // Every job's partial last block, padded to a block in scratch, advanced one block
         // from its lane's final state.
@@ -277,17 +265,15 @@ impl Comb {
             .collect();
         let scratch = Scratch::zeroed(&mut self.scratch, tails.len());
         // `scratch` has exactly one slot per tail: the zips below pair them all.
-        let mut tail_lanes: Vec<Lane<'_>> = scratch
-            .blocks
-            .iter_mut()
-            .zip(&tails)
-            .map(|(slot, &(job, key, ref tail))| {
+        let mut tail_lanes = self.pool.take();
+        tail_lanes.extend(scratch.blocks.iter_mut().zip(&tails).map(
+            |(slot, &(job, key, ref tail))| {
                 slot[..tail.len()].copy_from_slice(tail);
                 Lane::new(&key.cipher, states[job], core::slice::from_mut(slot), job)
-            })
-            .collect();
+            },
+        ));
         lanes::advance(chain, &mut tail_lanes, 1);
-        drop(tail_lanes);
+        self.pool.give_back(tail_lanes);
         for (slot, (_, _, tail)) in scratch.blocks.iter().zip(&mut tails) {
             let len = tail.len();
             tail.copy_from_slice(&slot[..len]);
@@ -313,10 +299,10 @@ impl Comb {
             .map(|(_, &size)| size)
             .sum();
         let last_count = jobs.iter().filter(|j| !copied(j)).count();
-        self.stats = ScheduleStats::default();
+        self.scheduler.stats = ScheduleStats::default();
         let scratch = Scratch::zeroed(&mut self.scratch, copied_total + last_count);
         let (mut copies, lasts) = scratch.blocks.split_at_mut(copied_total);
-        let mut lanes = Vec::with_capacity(jobs.len());
+        let mut lanes = self.pool.take();
         // Subkeys cost two AES calls; derive them once per run of jobs sharing a key. Replaced
         // subkeys are wiped as they drop.
         let mut subkeys: Option<(&Aes, CmacSubkeys)> = None;
@@ -344,27 +330,25 @@ impl Comb {
             }
         }
         drop(subkeys);
-        let settings = (self.schedule, self.lanes, &mut self.stats);
-        Comb::cmac_round(settings, &mut lanes, jobs);
-        drop(lanes);
-        let mut lanes: Vec<Lane<'_>> = long
-            .into_iter()
-            .map(|(job, last)| {
-                let j = &jobs[job];
-                Lane::new(&j.key.cipher, j.tag, core::slice::from_mut(last), job)
-            })
-            .collect();
-        let settings = (self.schedule, self.lanes, &mut self.stats);
-        Comb::cmac_round(settings, &mut lanes, jobs);
+        Comb::cmac_round(&mut self.scheduler, self.lanes, &mut lanes, jobs);
+        self.pool.give_back(lanes);
+        let mut lanes = self.pool.take();
+        lanes.extend(long.into_iter().map(|(job, last)| {
+            let j = &jobs[job];
+            Lane::new(&j.key.cipher, j.tag, core::slice::from_mut(last), job)
+        }));
+        Comb::cmac_round(&mut self.scheduler, self.lanes, &mut lanes, jobs);
+        self.pool.give_back(lanes);
     }
 
     /// One round of CBC-MAC lanes; each lane's state becomes its job's tag so far.
     fn cmac_round(
-        settings: (Schedule, usize, &mut ScheduleStats),
+        scheduler: &mut Scheduler,
+        lanes_per_group: usize,
         lanes: &mut [Lane<'_>],
         jobs: &mut [CmacJob<'_>],
     ) {
-        Comb::run(settings, Chain::CbcMac, lanes);
+        scheduler.run(Chain::CbcMac, lanes, lanes_per_group);
         for lane in lanes.iter() {
             jobs[lane.job].tag = lane.state();
         }
@@ -472,7 +456,7 @@ impl Comb {
             .iter()
             .filter(|j| in_place(j) && !j.data.len().is_multiple_of(16))
             .count();
-        self.stats = ScheduleStats::default();
+        self.scheduler.stats = ScheduleStats::default();
         let half = self.lanes.div_ceil(2);
         let lanes_per_group = match payload {
             Chain::CcmSeal => half,
@@ -487,7 +471,7 @@ impl Comb {
         let mut counters = alloc::vec![0u128; jobs.len()];
         let mut masks = Zeroizing::new(alloc::vec![0u128; jobs.len()]);
 
-        let mut lanes = Vec::with_capacity(jobs.len());
+        let mut lanes = self.pool.take();
         let mut rest = first_scratch;
         for (job, j) in jobs.iter().enumerate().filter(|(_, j)| selected(j)) {
             let (header, size) = first_blocks(j);
@@ -503,8 +487,14 @@ impl Comb {
             let counter = j.ccm.counter_block_before(j.nonce, header - 1);
             lanes.push(Lane::new(j.ccm.cipher(), [0; 16], blocks, job).with_counter(counter));
         }
-        let settings = (self.schedule, half, &mut self.stats);
-        let lanes = Comb::ccm_round(settings, Chain::CcmSeal, lanes, (&mut macs, &mut counters));
+        let states = (&mut macs[..], &mut counters[..]);
+        Comb::ccm_round(
+            &mut self.scheduler,
+            half,
+            Chain::CcmSeal,
+            &mut lanes,
+            states,
+        );
         for lane in &lanes {
             let j = &mut jobs[lane.job];
             let (header, copy) = lane.blocks().split_at(j.ccm.mac_header_blocks(j.aad.len()));
@@ -515,22 +505,30 @@ impl Comb {
                 j.data.copy_from_slice(&copy.as_flattened()[..j.data.len()]);
             }
         }
-        drop(lanes);
+        self.pool.give_back(lanes);
 
-        let payload_lanes = jobs
-            .iter_mut()
-            .enumerate()
-            .filter(|(_, j)| in_place(j))
-            .filter_map(|(job, j)| {
-                let blocks = j.data.as_chunks_mut::<16>().0;
-                (!blocks.is_empty()).then(|| {
-                    Lane::new(j.ccm.cipher(), macs[job].to_le_bytes(), blocks, job)
-                        .with_counter(counters[job].to_le_bytes())
-                })
-            })
-            .collect::<Vec<_>>();
-        let settings = (self.schedule, lanes_per_group, &mut self.stats);
-        Comb::ccm_round(settings, payload, payload_lanes, (&mut macs, &mut counters));
+        let mut lanes = self.pool.take();
+        lanes.extend(
+            jobs.iter_mut()
+                .enumerate()
+                .filter(|(_, j)| in_place(j))
+                .filter_map(|(job, j)| {
+                    let blocks = j.data.as_chunks_mut::<16>().0;
+                    (!blocks.is_empty()).then(|| {
+                        Lane::new(j.ccm.cipher(), macs[job].to_le_bytes(), blocks, job)
+                            .with_counter(counters[job].to_le_bytes())
+                    })
+                }),
+        );
+        let states = (&mut macs[..], &mut counters[..]);
+        Comb::ccm_round(
+            &mut self.scheduler,
+            lanes_per_group,
+            payload,
+            &mut lanes,
+            states,
+        );
+        self.pool.give_back(lanes);
 
         let mut tails: Vec<(usize, &Ccm, &mut [u8])> = jobs
             .iter_mut()
@@ -540,18 +538,27 @@ impl Comb {
             .filter(|(_, _, tail)| !tail.is_empty())
             .collect();
         // `tail_scratch` has exactly one slot per tail: the zips below pair them all.
-        let tail_lanes = tail_scratch
-            .iter_mut()
-            .zip(&tails)
-            .map(|(slot, &(job, ccm, ref tail))| {
-                slot[..tail.len()].copy_from_slice(tail);
-                let slot = core::slice::from_mut(slot);
-                Lane::new(ccm.cipher(), macs[job].to_le_bytes(), slot, job)
-                    .with_counter(counters[job].to_le_bytes())
-            })
-            .collect::<Vec<_>>();
-        let settings = (self.schedule, lanes_per_group, &mut self.stats);
-        Comb::ccm_round(settings, payload, tail_lanes, (&mut macs, &mut counters));
+        let mut lanes = self.pool.take();
+        lanes.extend(
+            tail_scratch
+                .iter_mut()
+                .zip(&tails)
+                .map(|(slot, &(job, ccm, ref tail))| {
+                    slot[..tail.len()].copy_from_slice(tail);
+                    let slot = core::slice::from_mut(slot);
+                    Lane::new(ccm.cipher(), macs[job].to_le_bytes(), slot, job)
+                        .with_counter(counters[job].to_le_bytes())
+                }),
+        );
+        let states = (&mut macs[..], &mut counters[..]);
+        Comb::ccm_round(
+            &mut self.scheduler,
+            lanes_per_group,
+            payload,
+            &mut lanes,
+            states,
+        );
+        self.pool.give_back(lanes);
         if payload == Chain::CcmSeal {
             for (slot, (_, _, tail)) in tail_scratch.iter().zip(&mut tails) {
                 let len = tail.len();
@@ -567,19 +574,19 @@ impl Comb {
     }
 
     /// One round of CCM lanes; then records where each lane's job stands: its running MAC
-    /// and its next counter block. Returns the lanes, whose blocks the caller may still read.
-    fn ccm_round<'l>(
-        settings: (Schedule, usize, &mut ScheduleStats),
+    /// and its next counter block.
+    fn ccm_round(
+        scheduler: &mut Scheduler,
+        lanes_per_group: usize,
         chain: Chain,
-        mut lanes: Vec<Lane<'l>>,
+        lanes: &mut [Lane<'_>],
         (macs, counters): (&mut [u128], &mut [u128]),
-    ) -> Vec<Lane<'l>> {
-        Comb::run(settings, chain, &mut lanes);
-        for lane in &lanes {
+    ) {
+        scheduler.run(chain, lanes, lanes_per_group);
+        for lane in lanes.iter() {
             macs[lane.job] = u128::from_le_bytes(lane.state());
             counters[lane.job] = u128::from_le_bytes(lane.counter());
         }
-        lanes
     }
 
     /// Whether every byte of the engine's scratch is zero, as it must be between calls.

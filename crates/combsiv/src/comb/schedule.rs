@@ -43,18 +43,51 @@ impl ScheduleStats {
     }
 }
 
-/// Runs every lane to its end with `lanes_per_group` lanes, as `schedule` says; lanes are
-/// grouped by key kind (backend and key size) first, since one kernel call needs one kind.
-pub(crate) fn run(
+/// The sort's buffers (lengths and indices only, nothing secret), kept by the engine between
+/// calls for the reason [`super::lanes::LanePool`] gives.
+#[derive(Default)]
+pub(crate) struct SortScratch {
+    order: Vec<(u64, usize)>,
+    moved: Vec<(u64, usize)>,
+    from: Vec<usize>,
+}
+
+/// A [`Schedule`] with the statistics it adds to and its sort's buffers: what the engine
+/// keeps between calls to run rounds of lanes.
+#[derive(Default)]
+pub(crate) struct Scheduler {
+    pub(crate) schedule: Schedule,
+    pub(crate) stats: ScheduleStats,
+    sort: SortScratch,
+}
+
+impl Scheduler {
+    /// Runs every lane to its end with `lanes_per_group` lanes, as the schedule says; lanes
+    /// are grouped by key kind (backend and key size) first, since one kernel call needs one
+    /// kind.
+    pub(crate) fn run(&mut self, chain: Chain, lanes: &mut [Lane<'_>], lanes_per_group: usize) {
+        run(
+            self.schedule,
+            chain,
+            lanes,
+            lanes_per_group,
+            &mut self.stats,
+            &mut self.sort,
+        );
+    }
+}
+
+fn run(
     schedule: Schedule,
     chain: Chain,
     lanes: &mut [Lane<'_>],
     lanes_per_group: usize,
     stats: &mut ScheduleStats,
+    sort: &mut SortScratch,
 ) {
     let width = lanes_per_group.max(1);
     match schedule {
-        Schedule::Windows => sort_longest_first(lanes),
+        Schedule::Windows => sort_longest_first(lanes, sort),
         // Stable: arrival order within a kind.
         Schedule::Greedy => lanes.sort_by_key(|lane| lane.kind()),
     }
@@ -74,27 +107,26 @@ pub(crate) fn run(
 /// Orders lanes by kind, then by decreasing remaining length. Sorting the lanes themselves
 /// (64 bytes each) took an eighth of the time on the Internet mix; sorting 16-byte keys and
 /// then moving every lane once along the permutation's cycles does not.
-fn sort_longest_first(lanes: &mut [Lane<'_>]) {
+fn sort_longest_first(lanes: &mut [Lane<'_>], scratch: &mut SortScratch) {
     const LENGTH_BITS: u32 = 40;
     let length_mask = (1u64 << LENGTH_BITS) - 1;
-    let mut order: Vec<(u64, usize)> = lanes
-        .iter()
-        .enumerate()
-        .map(|(index, lane)| {
-            let (backend, bits) = lane.kind();
-            let longest_first = !(lane.remaining() as u64).min(length_mask) & length_mask;
-            let key = (u64::from(backend) << 56) | (u64::from(bits) << LENGTH_BITS) | longest_first;
-            (key, index)
-        })
-        .collect();
+    let SortScratch { order, moved, from } = scratch;
+    order.clear();
+    order.extend(lanes.iter().enumerate().map(|(index, lane)| {
+        let (backend, bits) = lane.kind();
+        let longest_first = !(lane.remaining() as u64).min(length_mask) & length_mask;
+        let key = (u64::from(backend) << 56) | (u64::from(bits) << LENGTH_BITS) | longest_first;
+        (key, index)
+    }));
     // Already in order (a batch of one size, or one the caller sorted): nothing to move.
     if order.is_sorted_by_key(|&(key, _)| key) {
         return;
     }
-    radix_sort(&mut order);
+    radix_sort(order, moved);
     // Position i receives the lane now at `from[i]`; each cycle of the permutation is walked
     // once, and a visited position is marked as a fixed point.
-    let mut from: Vec<usize> = order.into_iter().map(|(_, index)| index).collect();
+    from.clear();
+    from.extend(order.iter().map(|&(_, index)| index));
     for start in 0..from.len() {
         let mut position = start;
         while from[position] != position {
@@ -113,12 +145,11 @@ fn sort_longest_first(lanes: &mut [Lane<'_>]) {
 /// (usually the one or two that hold the length; none when every message has the same
 /// length): a comparison sort mispredicts on every step, and counting all eight bytes cost
 /// more than the whole encryption of 64 short messages.
-fn radix_sort(pairs: &mut Vec<(u64, usize)>) {
+fn radix_sort(pairs: &mut Vec<(u64, usize)>, moved: &mut Vec<(u64, usize)>) {
     let (any, all) = pairs.iter().fold((0u64, !0u64), |(any, all), &(key, _)| {
         (any | key, all & key)
     });
     let varying = any ^ all;
-    let mut moved = Vec::new();
     for digit in (0..8).filter(|digit| (varying >> (8 * digit)) & 0xff != 0) {
         let byte = |key: u64| ((key >> (8 * digit)) & 0xff) as usize;
         let mut next = [0usize; 256];
@@ -139,7 +170,7 @@ fn radix_sort(pairs: &mut Vec<(u64, usize)>) {
             }
             *bucket += 1;
         }
-        core::mem::swap(pairs, &mut moved);
+        core::mem::swap(pairs, moved);
     }
 }
 
@@ -192,7 +223,7 @@ mod tests {
                 let mut pairs: Vec<(u64, usize)> = (0..len).map(|i| (next() & spread, i)).collect();
                 let mut expected = pairs.clone();
                 expected.sort();
-                radix_sort(&mut pairs);
+                radix_sort(&mut pairs, &mut Vec::new());
                 assert_eq!(pairs, expected, "{len} keys under {spread:#x}");
             }
         }
