@@ -243,6 +243,34 @@ impl Drop for Lane<'_> {
     }
 }
 
+/// Runs every lane of a comb group to its end: the group's windows (see `schedule.rs`) in
+/// one kernel call where the lanes' backend can, otherwise one [`advance`] per window. The
+/// lanes must be in order of decreasing remaining length.
+pub(crate) fn finish(chain: Chain, lanes: &mut [Lane<'_>]) {
+    assert!(
+        lanes
+            .windows(2)
+            .all(|pair| pair[0].remaining() >= pair[1].remaining()),
+        "a group's lanes in order of decreasing length"
+    );
+    #[cfg(target_arch = "x86_64")]
+    let done = super::x86::finish(chain, lanes);
+    #[cfg(not(target_arch = "x86_64"))]
+    let done = false;
+    if done {
+        for lane in lanes.iter_mut() {
+            lane.position = lane.blocks.len();
+        }
+        return;
+    }
+    for active in (1..=lanes.len()).rev() {
+        let count = lanes[active - 1].remaining();
+        if count > 0 {
+            advance(chain, &mut lanes[..active], count);
+        }
+    }
+}
+
 /// Advances every lane by `count` blocks. Uses the lane kernels of the lanes' backend when
 /// they share one, otherwise steps block by block.
 ///

@@ -3,7 +3,7 @@
 
 use alloc::vec::Vec;
 
-use super::lanes::{Chain, Lane, advance};
+use super::lanes::{Chain, Lane, advance, finish};
 
 /// How a [`crate::comb::Comb`] assigns messages to lanes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -176,15 +176,18 @@ fn radix_sort(pairs: &mut Vec<(u64, usize)>, moved: &mut Vec<(u64, usize)>) {
 
 /// Algorithm 1 and 2 of the paper: in a group sorted by decreasing length l_1 >= ... >= l_k,
 /// blocks 0..l_k are shared by all k lanes, l_k..l_(k-1) by k - 1, and so on.
+/// A group runs as one kernel call where it fits one ([`finish`]).
 fn run_windows(chain: Chain, lanes: &mut [Lane<'_>], width: usize, stats: &mut ScheduleStats) {
     for group in lanes.chunks_mut(width) {
+        let mut done = 0;
         for active in (1..=group.len()).rev() {
-            let count = group[active - 1].remaining();
-            if count > 0 {
-                advance(chain, &mut group[..active], count);
-                stats.record(width, active, count);
+            let end = group[active - 1].remaining();
+            if end > done {
+                stats.record(width, active, end - done);
+                done = end;
             }
         }
+        finish(chain, group);
     }
 }
 
