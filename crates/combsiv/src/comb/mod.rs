@@ -487,15 +487,9 @@ impl Comb {
             let counter = j.ccm.counter_block_before(j.nonce, header - 1);
             lanes.push(Lane::new(j.ccm.cipher(), [0; 16], blocks, job).with_counter(counter));
         }
+        let engine = (&mut self.scheduler, &mut self.pool);
         let states = (&mut macs[..], &mut counters[..]);
-        Comb::ccm_round(
-            &mut self.scheduler,
-            half,
-            Chain::CcmSeal,
-            &mut lanes,
-            states,
-        );
-        for lane in &lanes {
+        Comb::ccm_round(engine, half, Chain::CcmSeal, lanes, states, |lane| {
             let j = &mut jobs[lane.job];
             let (header, copy) = lane.blocks().split_at(j.ccm.mac_header_blocks(j.aad.len()));
             if let Some(last) = header.last() {
@@ -504,31 +498,20 @@ impl Comb {
             if payload == Chain::CcmSeal && !copy.is_empty() {
                 j.data.copy_from_slice(&copy.as_flattened()[..j.data.len()]);
             }
-        }
-        self.pool.give_back(lanes);
+        });
 
         let mut lanes = self.pool.take();
         lanes.extend(
             jobs.iter_mut()
                 .enumerate()
                 .filter(|(_, j)| in_place(j))
-                .filter_map(|(job, j)| {
-                    let blocks = j.data.as_chunks_mut::<16>().0;
-                    (!blocks.is_empty()).then(|| {
-                        Lane::new(j.ccm.cipher(), macs[job].to_le_bytes(), blocks, job)
-                            .with_counter(counters[job].to_le_bytes())
-                    })
-                }),
+                .map(|(job, j)| (job, j.ccm, j.data.as_chunks_mut::<16>().0))
+                .filter(|(_, _, blocks)| !blocks.is_empty())
+                .map(|(job, ccm, blocks)| Comb::resumed(ccm, blocks, job, (&macs, &counters))),
         );
+        let engine = (&mut self.scheduler, &mut self.pool);
         let states = (&mut macs[..], &mut counters[..]);
-        Comb::ccm_round(
-            &mut self.scheduler,
-            lanes_per_group,
-            payload,
-            &mut lanes,
-            states,
-        );
-        self.pool.give_back(lanes);
+        Comb::ccm_round(engine, lanes_per_group, payload, lanes, states, |_| {});
 
         let mut tails: Vec<(usize, &Ccm, &mut [u8])> = jobs
             .iter_mut()
@@ -546,19 +529,12 @@ impl Comb {
                 .map(|(slot, &(job, ccm, ref tail))| {
                     slot[..tail.len()].copy_from_slice(tail);
                     let slot = core::slice::from_mut(slot);
-                    Lane::new(ccm.cipher(), macs[job].to_le_bytes(), slot, job)
-                        .with_counter(counters[job].to_le_bytes())
+                    Comb::resumed(ccm, slot, job, (&macs, &counters))
                 }),
         );
+        let engine = (&mut self.scheduler, &mut self.pool);
         let states = (&mut macs[..], &mut counters[..]);
-        Comb::ccm_round(
-            &mut self.scheduler,
-            lanes_per_group,
-            payload,
-            &mut lanes,
-            states,
-        );
-        self.pool.give_back(lanes);
+        Comb::ccm_round(engine, lanes_per_group, payload, lanes, states, |_| {});
         if payload == Chain::CcmSeal {
             for (slot, (_, _, tail)) in tail_scratch.iter().zip(&mut tails) {
                 let len = tail.len();
@@ -573,20 +549,35 @@ impl Comb {
         tags
     }
 
-    /// One round of CCM lanes; then records where each lane's job stands: its running MAC
-    /// and its next counter block.
+    /// One round of CCM lanes; then records where each lane's job stands (its running MAC
+    /// and its next counter block), shows each lane to `after` while its blocks are still
+    /// lent, and returns the lanes' allocation to the pool.
     fn ccm_round(
-        scheduler: &mut Scheduler,
+        (scheduler, pool): (&mut Scheduler, &mut LanePool),
         lanes_per_group: usize,
         chain: Chain,
-        lanes: &mut [Lane<'_>],
+        mut lanes: Vec<Lane<'_>>,
         (macs, counters): (&mut [u128], &mut [u128]),
+        mut after: impl FnMut(&Lane<'_>),
     ) {
-        scheduler.run(chain, lanes, lanes_per_group);
-        for lane in lanes.iter() {
+        scheduler.run(chain, &mut lanes, lanes_per_group);
+        for lane in &lanes {
             macs[lane.job] = u128::from_le_bytes(lane.state());
             counters[lane.job] = u128::from_le_bytes(lane.counter());
+            after(lane);
         }
+        pool.give_back(lanes);
+    }
+
+    /// A CCM lane over `blocks` that resumes `job` where the last round left it.
+    fn resumed<'l>(
+        ccm: &'l Ccm,
+        blocks: &'l mut [[u8; 16]],
+        job: usize,
+        (macs, counters): (&[u128], &[u128]),
+    ) -> Lane<'l> {
+        Lane::new(ccm.cipher(), macs[job].to_le_bytes(), blocks, job)
+            .with_counter(counters[job].to_le_bytes())
     }
 
     /// Whether every byte of the engine's scratch is zero, as it must be between calls.
