@@ -48,7 +48,9 @@ pub(crate) trait Width: Copy {
     /// The 128-bit subset every tier includes (key expansion, reduction, the tag block).
     fn aesni(self) -> Aesni;
 
-    /// The tier this token proves, to call a kernel instantiated by [`per_width!`].
+    /// The tier this token proves, to call a kernel instantiated by [`per_width!`] (the
+    /// batch calls the single-message kernels so).
+    #[cfg(feature = "alloc")]
     fn tier(self) -> super::Tier;
 
     /// Splits bytes into whole registers and the rest.
@@ -110,6 +112,7 @@ impl Width for Aesni {
         self
     }
 
+    #[cfg(feature = "alloc")]
     #[inline(always)]
     fn tier(self) -> super::Tier {
         super::Tier::Aesni(self)
@@ -267,6 +270,7 @@ impl Width for Vaes {
         Vaes::aesni(self)
     }
 
+    #[cfg(feature = "alloc")]
     #[inline(always)]
     fn tier(self) -> super::Tier {
         super::Tier::Vaes(self)
