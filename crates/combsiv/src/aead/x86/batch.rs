@@ -35,13 +35,18 @@ use aead::inout::InOutBuf;
 use zeroize::Zeroize;
 
 use super::super::{check_tag, open_or_wipe};
-use super::{SHORT_BLOCKS, SivMessage, length_block, nonce_value, top_bit};
-use crate::aes::x86::{RoundKeys, broadcast, encrypt, expand_keys, round_boundary};
+use super::{
+    SHORT_BLOCKS, SivMessage, counter_block, ctr_and_hash_rounds, length_block, nonce_value,
+    record_keys_and_aad, tag_of, top_bit,
+};
+use crate::aes::x86::{
+    Counter, RoundKeys, Schedule, apply_keystream, broadcast, encrypt, expand_keys, round_boundary,
+};
 use crate::comb::SivJob;
 use crate::cpu::x86::{
-    Aesni, Width, block_from, load_last_partial, load128, store_last_partial, store128,
+    Aesni, Width, block_from, load_last_partial, load128, per_width, store_last_partial, store128,
 };
-use crate::field::x86::reduce;
+use crate::field::x86::{Key as PolyvalKey, absorb_padded, reduce};
 
 /// Registers of messages per group: four independent chains cover the latency of each step
 /// (AESENC: 4 cycles, issued twice per cycle on Zen; a multiply-and-reduce: about 15 cycles
@@ -144,9 +149,13 @@ fn run_jobs<W: Width, const OPEN: bool>(
     jobs: &mut [SivJob<'_>],
 ) {
     let Some(groups) = Groups::new(W::BLOCKS, jobs) else {
-        for job in jobs {
+        for job in jobs
+            .iter_mut()
+            .filter(|job| hashed_blocks(job) <= SHORT_BLOCKS)
+        {
             run_one::<W, OPEN>(width, key_generating_key, job);
         }
+        gcm_siv_long_jobs::<OPEN>(width.tier(), key_generating_key, jobs, None);
         return;
     };
     let mut wide_keys = broadcast(width, key_generating_key.schedule());
@@ -162,8 +171,181 @@ fn run_jobs<W: Width, const OPEN: bool>(
     }
     drop(scratch);
     wide_keys.zeroize();
-    for member in groups.alone() {
+    // The members no group takes: the short ones of the last group, then the long ones.
+    let alone = groups.alone();
+    let long = alone
+        .iter()
+        .filter(|member| member.blocks > SHORT_BLOCKS)
+        .count();
+    let (short, long) = alone.split_at(alone.len() - long);
+    for member in short {
         run_one::<W, OPEN>(width, key_generating_key, &mut jobs[member.job]);
+    }
+    if !long.is_empty() {
+        gcm_siv_long_jobs::<OPEN>(width.tier(), key_generating_key, jobs, Some(long));
+    }
+}
+
+per_width! {
+    /// The long jobs of a batch (more than [`SHORT_BLOCKS`] hashed blocks): those of
+    /// `members`, or with `None` every long job, software-pipelined ([`pipeline`]).
+    fn gcm_siv_long_jobs<const OPEN: bool>(
+        key_generating_key: &RoundKeys,
+        jobs: &mut [SivJob<'_>],
+        members: Option<&[Member]>,
+    ) = long_jobs;
+}
+
+#[inline(always)]
+fn long_jobs<W: Width, const OPEN: bool>(
+    width: W,
+    key_generating_key: &RoundKeys,
+    jobs: &mut [SivJob<'_>],
+    members: Option<&[Member]>,
+) {
+    let all = 0..jobs.len();
+    let kgk = key_generating_key;
+    match (members, kgk.rounds()) {
+        (Some(members), 10) => {
+            let listed = members.iter().map(|member| member.job);
+            pipeline::<W, 10, OPEN>(width, kgk, jobs, listed);
+        }
+        (Some(members), _) => {
+            let listed = members.iter().map(|member| member.job);
+            pipeline::<W, 14, OPEN>(width, kgk, jobs, listed);
+        }
+        (None, 10) => pipeline::<W, 10, OPEN>(width, kgk, jobs, all),
+        (None, _) => pipeline::<W, 14, OPEN>(width, kgk, jobs, all),
+    }
+}
+
+/// A message whose last pass is still to run: its job, its record encryption key, and its
+/// tag (sealing) or POLYVAL's state after the AAD (opening). Its broadcast key and its
+/// POLYVAL table are in the other slot of [`pipeline`]'s pairs.
+struct Pending {
+    job: usize,
+    encryption: Schedule,
+    value: __m128i,
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        self.encryption.zeroize();
+        self.value.zeroize();
+    }
+}
+
+/// Seals (or, with `OPEN`, opens) the long jobs among `indices` with the single-message
+/// kernel's steps, but software-pipelined across messages: the record keys and POLYVAL table
+/// of message i+1 (derivation, expansion and the powers: about 125 dependent cycles on Zen 3)
+/// come before message i's last pass in program order, and so does the tag of message i when
+/// sealing (about 45 more), so that their latency passes while that pass runs instead of
+/// stalling the next message. Sealing runs
+///
+/// ```text
+/// keys(0) hash(0) tag(0) | keys(1) ctr(0) hash(1) tag(1) | keys(2) ctr(1) hash(2) tag(2) | ...
+/// ```
+///
+/// and opening `keys(0) | keys(1) ctr+hash(0) tag(0) | keys(2) ctr+hash(1) tag(1) | ...`. The
+/// results are the single-message kernel's: the same functions in another order. Measured on
+/// Zen 3, same process, medians of 41: the batch of 64 x 1500 bytes 1.06-1.10x the loop of
+/// single calls on VAES (1.03x on AES-NI), 64 x 576 bytes 1.07-1.19x.
+#[inline(always)]
+fn pipeline<W: Width, const ROUNDS: usize, const OPEN: bool>(
+    width: W,
+    key_generating_key: &RoundKeys,
+    jobs: &mut [SivJob<'_>],
+    indices: impl Iterator<Item = usize>,
+) {
+    let aesni = width.aesni();
+    // Two slots of broadcast record encryption keys and POLYVAL tables: this message's, and
+    // the pending one's.
+    let mut hash_keys = [PolyvalKey::empty(aesni), PolyvalKey::empty(aesni)];
+    let mut wide = [[width.zero(); 15]; 2];
+    let mut current = 0;
+    let mut pending: Option<Pending> = None;
+    for index in indices {
+        let job = &jobs[index];
+        if hashed_blocks(job) <= SHORT_BLOCKS {
+            continue;
+        }
+        let message = SivMessage {
+            key_generating_key,
+            nonce: &job.nonce,
+            aad: job.aad,
+        };
+        let slot = (&mut hash_keys[current], &mut wide[current]);
+        let (encryption, s) =
+            record_keys_and_aad::<W, ROUNDS>(width, &message, job.data.len(), slot);
+        // The table must be built here, ahead of the pass below, not sunk past it.
+        core::hint::black_box(&hash_keys[current]);
+        if let Some(previous) = pending.take() {
+            let other = 1 - current;
+            finish::<W, ROUNDS, OPEN>(width, (&wide[other], &hash_keys[other]), previous, jobs);
+        }
+        let value = if OPEN {
+            s
+        } else {
+            let job = &mut jobs[index];
+            let lengths = length_block(job.aad.len(), job.data.len());
+            let s = absorb_padded::<W, false>(
+                width,
+                &hash_keys[current],
+                s,
+                (&*job.data, 0),
+                Some(lengths),
+            );
+            let tag = tag_of::<ROUNDS>(aesni, &encryption, s, &job.nonce);
+            job.tag = store128(tag);
+            tag
+        };
+        pending = Some(Pending {
+            job: index,
+            encryption,
+            value,
+        });
+        current = 1 - current;
+    }
+    if let Some(previous) = pending {
+        let other = 1 - current;
+        finish::<W, ROUNDS, OPEN>(width, (&wide[other], &hash_keys[other]), previous, jobs);
+    }
+    wide.zeroize();
+}
+
+/// A pending message's last pass: counter mode from its tag (sealing), or counter mode
+/// stitched with POLYVAL from the received tag, then the tag check, which wipes the job on a
+/// mismatch (opening).
+#[inline(always)]
+fn finish<W: Width, const ROUNDS: usize, const OPEN: bool>(
+    width: W,
+    (keys, hash_key): (&[W::Reg; 15], &PolyvalKey),
+    message: Pending,
+    jobs: &mut [SivJob<'_>],
+) {
+    let aesni = width.aesni();
+    let job = &mut jobs[message.job];
+    let tag = if OPEN {
+        load128(&job.tag)
+    } else {
+        message.value
+    };
+    let mut counter = Counter::<W, false>::new(width, counter_block(aesni, tag));
+    let mut buf: InOutBuf<'_, '_, u8> = (&mut *job.data).into();
+    if OPEN {
+        let lengths = length_block(job.aad.len(), buf.len());
+        let s = ctr_and_hash_rounds::<W, false, true, ROUNDS>(
+            width,
+            (keys, hash_key),
+            (message.value, &mut counter),
+            buf.reborrow(),
+            lengths,
+        );
+        let expected = store128(tag_of::<ROUNDS>(aesni, &message.encryption, s, &job.nonce));
+        let received = job.tag;
+        job.authentic = open_or_wipe(buf, |_| check_tag(&expected, &received)).is_ok();
+    } else {
+        apply_keystream::<W, false, ROUNDS>(width, keys, &mut counter, buf);
     }
 }
 
