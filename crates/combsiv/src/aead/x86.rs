@@ -94,8 +94,7 @@ per_width! {
 
 per_width! {
     /// `seal_batch` in one function, one dispatch for the whole batch: short messages in
-    /// lockstep groups (`batch.rs`), the others through a direct call of the single-message
-    /// kernel's instance for this tier.
+    /// lockstep groups, long ones software-pipelined across messages (`batch.rs`).
     #[cfg(feature = "alloc")]
     pub(crate) fn gcm_siv_seal_jobs(
         key_generating_key: &RoundKeys,

@@ -23,8 +23,10 @@
 //! block count, so a group's messages are nearly equally long.
 //!
 //! Only messages whose POLYVAL input (padded AAD, padded plaintext, length block) is at most
-//! [`SHORT_BLOCKS`] blocks come here; the rest, and a last group that is not full, run the
-//! single-message kernels.
+//! [`SHORT_BLOCKS`] blocks run in groups; a last group that is not full runs the
+//! single-message kernel message by message, and the long messages run its steps
+//! software-pipelined across messages ([`pipeline`]), so that one message's key setup and tag
+//! wait while another's counter mode runs.
 
 use alloc::vec;
 use alloc::vec::Vec;
