@@ -66,41 +66,24 @@ impl Scheduler {
     /// are grouped by key kind (backend and key size) first, since one kernel call needs one
     /// kind.
     pub(crate) fn run(&mut self, chain: Chain, lanes: &mut [Lane<'_>], lanes_per_group: usize) {
-        run(
-            self.schedule,
-            chain,
-            lanes,
-            lanes_per_group,
-            &mut self.stats,
-            &mut self.sort,
-        );
-    }
-}
-
-fn run(
-    schedule: Schedule,
-    chain: Chain,
-    lanes: &mut [Lane<'_>],
-    lanes_per_group: usize,
-    stats: &mut ScheduleStats,
-    sort: &mut SortScratch,
-) {
-    let width = lanes_per_group.max(1);
-    match schedule {
-        Schedule::Windows => sort_longest_first(lanes, sort),
-        // Stable: arrival order within a kind.
-        Schedule::Greedy => lanes.sort_by_key(|lane| lane.kind()),
-    }
-    let mut rest = &mut *lanes;
-    while let Some(first) = rest.first() {
-        let kind = first.kind();
-        let same = rest.iter().take_while(|lane| lane.kind() == kind).count();
-        let (of_kind, after) = rest.split_at_mut(same);
-        match schedule {
-            Schedule::Windows => run_windows(chain, of_kind, width, stats),
-            Schedule::Greedy => run_greedy(chain, of_kind, width, stats),
+        let width = lanes_per_group.max(1);
+        let stats = &mut self.stats;
+        match self.schedule {
+            Schedule::Windows => sort_longest_first(lanes, &mut self.sort),
+            // Stable: arrival order within a kind.
+            Schedule::Greedy => lanes.sort_by_key(|lane| lane.kind()),
         }
-        rest = after;
+        let mut rest = &mut *lanes;
+        while let Some(first) = rest.first() {
+            let kind = first.kind();
+            let same = rest.iter().take_while(|lane| lane.kind() == kind).count();
+            let (of_kind, after) = rest.split_at_mut(same);
+            match self.schedule {
+                Schedule::Windows => run_windows(chain, of_kind, width, stats),
+                Schedule::Greedy => run_greedy(chain, of_kind, width, stats),
+            }
+            rest = after;
+        }
     }
 }
 

@@ -151,13 +151,10 @@ fn run_jobs<W: Width, const OPEN: bool>(
     jobs: &mut [SivJob<'_>],
 ) {
     let Some(groups) = Groups::new(W::BLOCKS, jobs) else {
-        for job in jobs
-            .iter_mut()
-            .filter(|job| hashed_blocks(job) <= SHORT_BLOCKS)
-        {
+        for job in jobs.iter_mut().filter(|job| is_short_job(job)) {
             run_one::<W, OPEN>(width, key_generating_key, job);
         }
-        gcm_siv_long_jobs::<OPEN>(width.tier(), key_generating_key, jobs, None);
+        gcm_siv_long_jobs::<OPEN>(width.tier(), key_generating_key, jobs);
         return;
     };
     let mut wide_keys = broadcast(width, key_generating_key.schedule());
@@ -175,26 +172,29 @@ fn run_jobs<W: Width, const OPEN: bool>(
     wide_keys.zeroize();
     // The members no group takes: the short ones of the last group, then the long ones.
     let alone = groups.alone();
-    let long = alone
-        .iter()
-        .filter(|member| member.blocks > SHORT_BLOCKS)
-        .count();
-    let (short, long) = alone.split_at(alone.len() - long);
-    for member in short {
+    for member in alone.iter().filter(|member| member.blocks <= SHORT_BLOCKS) {
         run_one::<W, OPEN>(width, key_generating_key, &mut jobs[member.job]);
     }
-    if !long.is_empty() {
-        gcm_siv_long_jobs::<OPEN>(width.tier(), key_generating_key, jobs, Some(long));
+    if alone
+        .last()
+        .is_some_and(|member| member.blocks > SHORT_BLOCKS)
+    {
+        gcm_siv_long_jobs::<OPEN>(width.tier(), key_generating_key, jobs);
     }
 }
 
+/// Whether a job is short enough for the groups.
+#[inline(always)]
+fn is_short_job(job: &SivJob<'_>) -> bool {
+    hashed_blocks(job) <= SHORT_BLOCKS
+}
+
 per_width! {
-    /// The long jobs of a batch (more than [`SHORT_BLOCKS`] hashed blocks): those of
-    /// `members`, or with `None` every long job, software-pipelined ([`pipeline`]).
+    /// Every long job of a batch (more than [`SHORT_BLOCKS`] hashed blocks),
+    /// software-pipelined ([`pipeline`]).
     fn gcm_siv_long_jobs<const OPEN: bool>(
         key_generating_key: &RoundKeys,
         jobs: &mut [SivJob<'_>],
-        members: Option<&[Member]>,
     ) = long_jobs;
 }
 
@@ -203,21 +203,10 @@ fn long_jobs<W: Width, const OPEN: bool>(
     width: W,
     key_generating_key: &RoundKeys,
     jobs: &mut [SivJob<'_>],
-    members: Option<&[Member]>,
 ) {
-    let all = 0..jobs.len();
-    let kgk = key_generating_key;
-    match (members, kgk.rounds()) {
-        (Some(members), 10) => {
-            let listed = members.iter().map(|member| member.job);
-            pipeline::<W, 10, OPEN>(width, kgk, jobs, listed);
-        }
-        (Some(members), _) => {
-            let listed = members.iter().map(|member| member.job);
-            pipeline::<W, 14, OPEN>(width, kgk, jobs, listed);
-        }
-        (None, 10) => pipeline::<W, 10, OPEN>(width, kgk, jobs, all),
-        (None, _) => pipeline::<W, 14, OPEN>(width, kgk, jobs, all),
+    match key_generating_key.rounds() {
+        10 => pipeline::<W, 10, OPEN>(width, key_generating_key, jobs),
+        _ => pipeline::<W, 14, OPEN>(width, key_generating_key, jobs),
     }
 }
 
@@ -237,7 +226,7 @@ impl Drop for Pending {
     }
 }
 
-/// Seals (or, with `OPEN`, opens) the long jobs among `indices` with the single-message
+/// Seals (or, with `OPEN`, opens) the long jobs with the single-message
 /// kernel's steps, but software-pipelined across messages: the record keys and POLYVAL table
 /// of message i+1 (derivation, expansion and the powers: about 125 dependent cycles on Zen 3)
 /// come before message i's last pass in program order, and so does the tag of message i when
@@ -257,7 +246,6 @@ fn pipeline<W: Width, const ROUNDS: usize, const OPEN: bool>(
     width: W,
     key_generating_key: &RoundKeys,
     jobs: &mut [SivJob<'_>],
-    indices: impl Iterator<Item = usize>,
 ) {
     let aesni = width.aesni();
     // Two slots of broadcast record encryption keys and POLYVAL tables: this message's, and
@@ -266,9 +254,9 @@ fn pipeline<W: Width, const ROUNDS: usize, const OPEN: bool>(
     let mut wide = [[width.zero(); 15]; 2];
     let mut current = 0;
     let mut pending: Option<Pending> = None;
-    for index in indices {
+    for index in 0..jobs.len() {
         let job = &jobs[index];
-        if hashed_blocks(job) <= SHORT_BLOCKS {
+        if is_short_job(job) {
             continue;
         }
         let message = SivMessage {
