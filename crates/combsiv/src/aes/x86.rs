@@ -130,6 +130,54 @@ pub(crate) fn expand_keys<W: Width, const N: usize>(
     high: Option<[W::Reg; N]>,
     keys: &mut [[W::Reg; 15]; N],
 ) {
+    let aes256 = high.is_some();
+    let first = first_round_keys(low, high, keys);
+    if aes256 {
+        // Two round keys per iteration, so that the loop needs no test of parity.
+        for even in (first..15).step_by(2) {
+            round_key(width, true, even, keys);
+            if even + 1 < 15 {
+                round_key(width, true, even + 1, keys);
+            }
+        }
+    } else {
+        for index in first..=10 {
+            round_key(width, false, index, keys);
+        }
+    }
+}
+
+/// Round keys 0 (and, for AES-256, 1) of each key: its halves. Returns the index of the
+/// first round key [`round_key`] derives.
+#[inline(always)]
+pub(crate) fn first_round_keys<R: Copy, const N: usize>(
+    low: [R; N],
+    high: Option<[R; N]>,
+    keys: &mut [[R; 15]; N],
+) -> usize {
+    for (keys, low) in keys.iter_mut().zip(low) {
+        keys[0] = low;
+    }
+    let Some(high) = high else {
+        return 1;
+    };
+    for (keys, high) in keys.iter_mut().zip(high) {
+        keys[1] = high;
+    }
+    2
+}
+
+/// Round key `index` of each of `N` registers of keys, from the round keys before it: one
+/// step of [`expand_keys`]. Taken a step at a time, the expansion can be interleaved with
+/// independent work whose instructions fill its latency (batched GCM-SIV interleaves it with
+/// POLYVAL).
+#[inline(always)]
+pub(crate) fn round_key<W: Width, const N: usize>(
+    width: W,
+    aes256: bool,
+    index: usize,
+    keys: &mut [[W::Reg; 15]; N],
+) {
     // w[i] = w[i-Nk] ^ t for the four words of a round key becomes: every word XORs all the
     // words before it in the previous round key (a prefix XOR), then the broadcast t.
     let prefix_xor = |k: W::Reg| {
@@ -159,34 +207,19 @@ pub(crate) fn expand_keys<W: Width, const N: usize>(
         blocks
     };
 
-    for (keys, low) in keys.iter_mut().zip(low) {
-        keys[0] = low;
-    }
-    match high {
-        None => {
-            for (i, rcon) in RCON.iter().enumerate() {
-                for keys in keys.iter_mut() {
-                    keys[i + 1] = width.xor(prefix_xor(keys[i]), sub_rot(keys[i], rcon));
-                }
-            }
-        }
-        Some(high) => {
-            for (keys, high) in keys.iter_mut().zip(high) {
-                keys[1] = high;
-            }
-            for (i, rcon) in RCON.iter().take(7).enumerate() {
-                let (even, odd) = (2 * i + 2, 2 * i + 3);
-                for keys in keys.iter_mut() {
-                    keys[even] =
-                        width.xor(prefix_xor(keys[even - 2]), sub_rot(keys[even - 1], rcon));
-                }
-                if odd < 15 {
-                    for keys in keys.iter_mut() {
-                        keys[odd] = width.xor(prefix_xor(keys[odd - 2]), sub(keys[even]));
-                    }
-                }
-            }
-        }
+    // AES-128 (Nk = 4) derives each round key from the one before; AES-256 (Nk = 8) from
+    // the two before, with Rcon on the even ones and a plain SubWord on the odd ones.
+    let (previous, rcon) = if aes256 {
+        (index - 2, (index % 2 == 0).then(|| &RCON[index / 2 - 1]))
+    } else {
+        (index - 1, Some(&RCON[index - 1]))
+    };
+    for keys in keys.iter_mut() {
+        let t = match rcon {
+            Some(rcon) => sub_rot(keys[index - 1], rcon),
+            None => sub(keys[index - 1]),
+        };
+        keys[index] = width.xor(prefix_xor(keys[previous]), t);
     }
 }
 

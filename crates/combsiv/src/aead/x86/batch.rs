@@ -42,7 +42,8 @@ use super::{
     record_keys_and_aad, tag_of, top_bit,
 };
 use crate::aes::x86::{
-    Counter, RoundKeys, Schedule, apply_keystream, broadcast, encrypt, expand_keys, round_boundary,
+    Counter, RoundKeys, Schedule, apply_keystream, broadcast, encrypt, first_round_keys,
+    round_boundary, round_key,
 };
 use crate::comb::SivJob;
 use crate::cpu::x86::{
@@ -448,9 +449,11 @@ fn seal_group<W: Width, const ROUNDS: usize>(
     (key_generating_key, jobs, group, scratch): GroupArgs<'_, '_, W>,
 ) {
     let first_row = gather_rows::<W>(width.aesni(), jobs, group, &mut scratch.rows);
-    let (nonces, authentication) =
+    let (nonces, authentication, expansion) =
         record_keys::<W, ROUNDS>(width, key_generating_key, jobs, group, scratch);
-    let s = polyval_rows(width, &authentication, &scratch.rows, first_row);
+    // The record keys' expansion (a latency chain) runs between POLYVAL's rows (bound by the
+    // multiplier's throughput), which do not depend on it.
+    let s = polyval_rows(width, &authentication, scratch, first_row, expansion);
     scratch.clear_rows(first_row, group.len());
     let tags = tags_of::<W, ROUNDS>(width, &scratch.encryption, s, &nonces);
     let text_blocks = text_blocks(jobs, group);
@@ -470,15 +473,16 @@ fn open_group<W: Width, const ROUNDS: usize>(
     (key_generating_key, jobs, group, scratch): GroupArgs<'_, '_, W>,
 ) {
     let received = per_register(width, |lane| load128(&jobs[group[lane].job].tag));
-    let (nonces, authentication) =
+    let (nonces, authentication, mut expansion) =
         record_keys::<W, ROUNDS>(width, key_generating_key, jobs, group, scratch);
+    expansion.run(width, &mut scratch.encryption, ROUNDS);
     let text_blocks = text_blocks(jobs, group);
     keystream_of::<W, ROUNDS>(width, scratch, &received, text_blocks);
     for (lane, member) in group.iter().enumerate() {
         xor_keystream(width, jobs[member.job].data, &scratch.keystream, lane);
     }
     let first_row = gather_rows::<W>(width.aesni(), jobs, group, &mut scratch.rows);
-    let s = polyval_rows(width, &authentication, &scratch.rows, first_row);
+    let s = polyval_rows(width, &authentication, scratch, first_row, expansion);
     scratch.clear_rows(first_row, group.len());
     let expected = tags_of::<W, ROUNDS>(width, &scratch.encryption, s, &nonces);
     for (lane, member) in group.iter().enumerate() {
@@ -501,8 +505,9 @@ fn per_register<W: Width>(width: W, lane: impl Fn(usize) -> __m128i) -> [W::Reg;
 }
 
 /// Section 4's derivation for the group (the first halves of AES(LE32(i) || nonce) for i < 4,
-/// or 6 for AES-256, as one batch per pair of i): expands the record encryption keys into
-/// the scratch and returns the nonces (as blocks) and the authentication keys.
+/// or 6 for AES-256, as one batch per pair of i): puts the record encryption keys into the
+/// scratch as their first round keys and returns the nonces (as blocks), the authentication
+/// keys and the expansion still to run.
 #[inline(always)]
 fn record_keys<W: Width, const ROUNDS: usize>(
     width: W,
@@ -510,7 +515,7 @@ fn record_keys<W: Width, const ROUNDS: usize>(
     jobs: &[SivJob<'_>],
     group: &[Member],
     scratch: &mut Scratch<W>,
-) -> ([W::Reg; GROUP], [W::Reg; GROUP]) {
+) -> ([W::Reg; GROUP], [W::Reg; GROUP], Expansion<ROUNDS>) {
     let nonces = per_register(width, |lane| {
         block_from(nonce_value(&jobs[group[lane].job].nonce))
     });
@@ -535,8 +540,32 @@ fn record_keys<W: Width, const ROUNDS: usize>(
     }
     let [authentication, low, high] = halves;
     let high = (ROUNDS == 14).then_some(high);
-    expand_keys(width, low, high, &mut scratch.encryption);
-    (nonces, authentication)
+    let next = first_round_keys(low, high, &mut scratch.encryption);
+    (nonces, authentication, Expansion { next })
+}
+
+/// The round keys of a group's record encryption keys still to expand: from `next` to
+/// `ROUNDS`.
+struct Expansion<const ROUNDS: usize> {
+    next: usize,
+}
+
+impl<const ROUNDS: usize> Expansion<ROUNDS> {
+    /// Expands the next `steps` round keys of every lane, or as many as remain.
+    #[inline(always)]
+    fn run<W: Width>(&mut self, width: W, keys: &mut [[W::Reg; 15]; GROUP], steps: usize) {
+        let end = (self.next + steps).min(ROUNDS + 1);
+        for index in self.next..end {
+            round_key(width, ROUNDS == 14, index, keys);
+        }
+        self.next = end;
+    }
+
+    /// Round keys still to expand.
+    #[inline(always)]
+    fn remaining(&self) -> usize {
+        ROUNDS + 1 - self.next
+    }
 }
 
 /// Each lane's blocks of padded AAD, padded text and length block, right-aligned in `rows`;
@@ -573,14 +602,18 @@ fn gather_rows<W: Width>(
     first_row
 }
 
-/// POLYVAL of each lane's rows from `first_row` on, by Horner's rule: S = (S + X) * H.
+/// POLYVAL of each lane's rows from `first_row` on, by Horner's rule: S = (S + X) * H. The
+/// rest of the `expansion` is spread over the rows, the same number of round keys after each.
 #[inline(always)]
-fn polyval_rows<W: Width>(
+fn polyval_rows<W: Width, const ROUNDS: usize>(
     width: W,
     h: &[W::Reg; GROUP],
-    rows: &Rows,
+    scratch: &mut Scratch<W>,
     first_row: usize,
+    mut expansion: Expansion<ROUNDS>,
 ) -> [W::Reg; GROUP] {
+    let rows = &scratch.rows;
+    let keys_per_row = expansion.remaining().div_ceil(SHORT_BLOCKS - first_row);
     // Karatsuba, as in `field/x86.rs`: h.lo ^ h.hi in the low half of each `karatsuba`.
     let mut karatsuba = [width.zero(); GROUP];
     for (karatsuba, &h) in karatsuba.iter_mut().zip(h) {
@@ -597,6 +630,7 @@ fn polyval_rows<W: Width>(
             let middle = width.xor(middle, width.xor(low, high));
             *s = reduce(width, [low, middle, high]);
         }
+        expansion.run(width, &mut scratch.encryption, keys_per_row);
     }
     s
 }
