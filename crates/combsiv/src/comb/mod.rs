@@ -322,9 +322,7 @@ impl Comb {
                 let Some(last) = lasts_left.next() else {
                     unreachable!("`lasts` has a slot for every job that is not copied");
                 };
-                let (body, mut final_block) = cmac_split(current, j.message);
-                *last = final_block;
-                final_block.zeroize();
+                let body = cmac_split(current, j.message, last);
                 lanes.push(Lane::reading(&j.key.cipher, [0; 16], body, job));
                 long.push((job, last));
             }
