@@ -113,38 +113,22 @@ impl RoundKeys {
 #[inline(always)]
 pub(crate) fn expand_key(aesni: Aesni, low: __m128i, high: Option<__m128i>) -> Schedule {
     let mut keys = [[aesni.zero(); 15]];
-    expand_keys(aesni, [low], high.map(|high| [high]), &mut keys);
-    let [keys] = keys;
-    keys
-}
-
-/// [`expand_key`] for `N` registers of keys at once (`N x W::BLOCKS` keys, one per block),
-/// into `keys` (whose entries past the round count are left as they are),
-/// step by step across them: each step is a chain of about five dependent instructions, so
-/// `N` independent chains in program order keep the AES unit busy where one would leave it
-/// idle (batched GCM-SIV expands a record key per message).
-#[inline(always)]
-pub(crate) fn expand_keys<W: Width, const N: usize>(
-    width: W,
-    low: [W::Reg; N],
-    high: Option<[W::Reg; N]>,
-    keys: &mut [[W::Reg; 15]; N],
-) {
-    let aes256 = high.is_some();
-    let first = first_round_keys(low, high, keys);
-    if aes256 {
+    let first = first_round_keys([low], high.map(|high| [high]), &mut keys);
+    if high.is_some() {
         // Two round keys per iteration, so that the loop needs no test of parity.
         for even in (first..15).step_by(2) {
-            round_key(width, true, even, keys);
+            round_key(aesni, true, even, &mut keys);
             if even + 1 < 15 {
-                round_key(width, true, even + 1, keys);
+                round_key(aesni, true, even + 1, &mut keys);
             }
         }
     } else {
         for index in first..=10 {
-            round_key(width, false, index, keys);
+            round_key(aesni, false, index, &mut keys);
         }
     }
+    let [keys] = keys;
+    keys
 }
 
 /// Round keys 0 (and, for AES-256, 1) of each key: its halves. Returns the index of the
@@ -167,10 +151,12 @@ pub(crate) fn first_round_keys<R: Copy, const N: usize>(
     2
 }
 
-/// Round key `index` of each of `N` registers of keys, from the round keys before it: one
-/// step of [`expand_keys`]. Taken a step at a time, the expansion can be interleaved with
-/// independent work whose instructions fill its latency (batched GCM-SIV interleaves it with
-/// POLYVAL).
+/// Round key `index` of each of `N` registers of keys (`N x W::BLOCKS` keys, one per block),
+/// from the round keys before it: one step of [`expand_key`]. Each step is a chain of about
+/// five dependent instructions, so `N` independent chains in program order keep the AES unit
+/// busy where one would leave it idle, and taken a step at a time the expansion can be
+/// interleaved with independent work whose instructions fill its latency (batched GCM-SIV
+/// expands a record key per message, between the rows of its POLYVAL).
 #[inline(always)]
 pub(crate) fn round_key<W: Width, const N: usize>(
     width: W,
