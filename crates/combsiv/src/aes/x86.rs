@@ -196,7 +196,10 @@ pub(crate) fn round_key<W: Width, const N: usize>(
     // AES-128 (Nk = 4) derives each round key from the one before; AES-256 (Nk = 8) from
     // the two before, with Rcon on the even ones and a plain SubWord on the odd ones.
     let (previous, rcon) = if aes256 {
-        (index - 2, (index % 2 == 0).then(|| &RCON[index / 2 - 1]))
+        (
+            index - 2,
+            index.is_multiple_of(2).then(|| &RCON[index / 2 - 1]),
+        )
     } else {
         (index - 1, Some(&RCON[index - 1]))
     };
