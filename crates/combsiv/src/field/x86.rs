@@ -230,19 +230,40 @@ pub(crate) fn accumulate<W: Width>(
     let entry = MAX_POWERS - n + j * W::BLOCKS;
     let h = width.load_blocks(&key.powers, entry);
     let h_karatsuba = width.load_blocks(&key.karatsuba, entry);
+    accumulate_product(width, sums, x, (h, h_karatsuba));
+}
+
+/// Adds the Karatsuba products of each block of `x` and of `h` to `sums`; `h_karatsuba` is
+/// `h` with each block's halves XORed (its low half is `h.lo ^ h.hi`).
+#[inline(always)]
+pub(crate) fn accumulate_product<W: Width>(
+    width: W,
+    sums: &mut Sums<W>,
+    x: W::Reg,
+    (h, h_karatsuba): (W::Reg, W::Reg),
+) {
     sums[0] = width.xor(sums[0], width.clmul::<0x00>(x, h));
     sums[2] = width.xor(sums[2], width.clmul::<0x11>(x, h));
     let x_karatsuba = width.xor(x, width.swap_halves(x));
     sums[1] = width.xor(sums[1], width.clmul::<0x00>(x_karatsuba, h_karatsuba));
 }
 
-/// The reduced sum: blocks folded together, Karatsuba's middle term completed, one reduction.
+/// The reduced sum: blocks folded together, then [`reduce_sums`].
 #[inline(always)]
 pub(crate) fn finish<W: Width>(width: W, [low, middle, high]: Sums<W>) -> __m128i {
-    let aesni = width.aesni();
-    let (low, high) = (width.sum_blocks(low), width.sum_blocks(high));
-    let middle = aesni.xor(width.sum_blocks(middle), aesni.xor(low, high));
-    reduce(aesni, [low, middle, high])
+    let folded = [
+        width.sum_blocks(low),
+        width.sum_blocks(middle),
+        width.sum_blocks(high),
+    ];
+    reduce_sums(width.aesni(), folded)
+}
+
+/// Each block's reduced sum: Karatsuba's middle term completed, one reduction.
+#[inline(always)]
+pub(crate) fn reduce_sums<W: Width>(width: W, [low, middle, high]: Sums<W>) -> W::Reg {
+    let middle = width.xor(middle, width.xor(low, high));
+    reduce(width, [low, middle, high])
 }
 
 /// Register `x` of hashed data as POLYVAL reads it (byte-reversed for GHASH), with the

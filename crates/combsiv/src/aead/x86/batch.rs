@@ -14,7 +14,9 @@
 //! step: the derivation blocks of the whole group as one batch under the key-generating key,
 //! the record keys expanded round key by round key across the group, POLYVAL by Horner's rule
 //! (one multiplication and reduction per block, the fewest instructions when latency is
-//! hidden; the single-message path builds a table of powers instead, to shorten its chain),
+//! hidden; the single-message path builds a table of up to 16 powers per message instead, to
+//! shorten its chain; groups of more than [`HORNER_ROWS`] rows reduce once per four rows,
+//! against three powers per lane),
 //! the tags and the counter blocks with each lane's own round keys. When sealing, the
 //! expansion runs a few round keys after each POLYVAL row: it is a latency chain (about six
 //! cycles per round key) and POLYVAL is bound by the multiplier's throughput (on Zen 3 a row
@@ -63,7 +65,9 @@ use crate::comb::SivJob;
 use crate::cpu::x86::{
     Aesni, Width, block_from, load_last_partial, load128, per_width, store_last_partial, store128,
 };
-use crate::field::x86::{Key as PolyvalKey, absorb_padded, reduce};
+use crate::field::x86::{
+    Key as PolyvalKey, absorb_padded, accumulate_product, mul, reduce, reduce_sums,
+};
 
 /// The most blocks POLYVAL reads for a message that runs in a group on any tier.
 const GROUP_BLOCKS: usize = 64;
@@ -636,8 +640,22 @@ fn gather_rows<W: Width>(
     first_row
 }
 
-/// POLYVAL of each lane's rows from `first_row` on, by Horner's rule: S = (S + X) * H. The
-/// rest of the `expansion` is spread over the rows, the same number of round keys after each.
+/// Rows of a group up to which POLYVAL runs Horner's rule one row at a time; longer groups
+/// take [`AGGREGATED_ROWS`] rows per reduction.
+const HORNER_ROWS: usize = 8;
+
+/// Rows per reduction in a long group: `S' = (S + X_1) * H^4 + X_2 * H^3 + X_3 * H^2 + X_4 * H`
+/// costs 14 carry-less multiplications per register where four steps of Horner's rule cost
+/// 20, for 15 more per register and group to compute `H^2..H^4`. POLYVAL is what a long
+/// group spends most of its time on: on Zen 3, where a YMM multiplication takes two cycles of
+/// the pipes the AES instructions also use, a row of four registers costs about 47 cycles by
+/// Horner's rule (`llvm-mca -mcpu=znver3`).
+const AGGREGATED_ROWS: usize = 4;
+
+/// POLYVAL of each lane's rows from `first_row` on, by Horner's rule: S = (S + X) * H, a row
+/// at a time, or for long groups [`AGGREGATED_ROWS`] rows at a time against powers of H
+/// after a row at a time for the rows that do not divide evenly. The rest of the `expansion`
+/// is spread over the steps, the same number of round keys after each.
 #[inline(always)]
 fn polyval_rows<W: Width, const ROUNDS: usize>(
     width: W,
@@ -646,26 +664,59 @@ fn polyval_rows<W: Width, const ROUNDS: usize>(
     first_row: usize,
     mut expansion: Expansion<ROUNDS>,
 ) -> [W::Reg; GROUP] {
-    let rows = &scratch.rows;
-    let keys_per_row = expansion.remaining().div_ceil(rows.len() - first_row);
-    // Karatsuba, as in `field/x86.rs`: h.lo ^ h.hi in the low half of each `karatsuba`.
-    let mut karatsuba = [width.zero(); GROUP];
-    for (karatsuba, &h) in karatsuba.iter_mut().zip(h) {
-        *karatsuba = width.xor(h, width.swap_halves(h));
+    let rows = &scratch.rows[first_row..];
+    let single_rows = if rows.len() > HORNER_ROWS {
+        rows.len() % AGGREGATED_ROWS
+    } else {
+        rows.len()
+    };
+    let (single, aggregated) = rows.split_at(single_rows);
+    let aggregated = aggregated.as_chunks::<AGGREGATED_ROWS>().0;
+    let steps = single.len() + aggregated.len();
+    let keys_per_step = expansion.remaining().div_ceil(steps);
+    // powers[k - 1] holds H^k of each register's lanes, for k up to AGGREGATED_ROWS when
+    // there are aggregated rows; karatsuba the same with each entry's halves XORed (as in
+    // `field/x86.rs`: h.lo ^ h.hi in the low half).
+    let mut powers = [*h; AGGREGATED_ROWS];
+    if !aggregated.is_empty() {
+        for g in 0..GROUP {
+            let square = reduce(width, mul(width, h[g], h[g]));
+            powers[1][g] = square;
+            powers[2][g] = reduce(width, mul(width, square, h[g]));
+            powers[3][g] = reduce(width, mul(width, square, square));
+        }
+    }
+    let mut karatsuba = powers;
+    for power in karatsuba.iter_mut().flatten() {
+        *power = width.xor(*power, width.swap_halves(*power));
     }
     let mut s = [width.zero(); GROUP];
-    for row in &rows[first_row..] {
+    for row in single {
         for (g, s) in s.iter_mut().enumerate() {
             let x = width.xor(*s, width.load_blocks(row, g * W::BLOCKS));
-            let low = width.clmul::<0x00>(x, h[g]);
-            let high = width.clmul::<0x11>(x, h[g]);
-            let x_karatsuba = width.xor(x, width.swap_halves(x));
-            let middle = width.clmul::<0x00>(x_karatsuba, karatsuba[g]);
-            let middle = width.xor(middle, width.xor(low, high));
-            *s = reduce(width, [low, middle, high]);
+            let mut sums = [width.zero(); 3];
+            accumulate_product(width, &mut sums, x, (powers[0][g], karatsuba[0][g]));
+            *s = reduce_sums(width, sums);
         }
-        expansion.run(width, &mut scratch.encryption, keys_per_row);
+        expansion.run(width, &mut scratch.encryption, keys_per_step);
     }
+    for chunk in aggregated {
+        for (g, s) in s.iter_mut().enumerate() {
+            let mut sums = [width.zero(); 3];
+            for (j, row) in chunk.iter().enumerate() {
+                let mut x = width.load_blocks(row, g * W::BLOCKS);
+                if j == 0 {
+                    x = width.xor(x, *s);
+                }
+                let power = AGGREGATED_ROWS - 1 - j;
+                accumulate_product(width, &mut sums, x, (powers[power][g], karatsuba[power][g]));
+            }
+            *s = reduce_sums(width, sums);
+        }
+        expansion.run(width, &mut scratch.encryption, keys_per_step);
+    }
+    powers.zeroize();
+    karatsuba.zeroize();
     s
 }
 
