@@ -665,40 +665,43 @@ fn polyval_rows<W: Width, const ROUNDS: usize>(
     mut expansion: Expansion<ROUNDS>,
 ) -> [W::Reg; GROUP] {
     let rows = &scratch.rows[first_row..];
-    let single_rows = if rows.len() > HORNER_ROWS {
-        rows.len() % AGGREGATED_ROWS
-    } else {
-        rows.len()
-    };
-    let (single, aggregated) = rows.split_at(single_rows);
-    let aggregated = aggregated.as_chunks::<AGGREGATED_ROWS>().0;
-    let steps = single.len() + aggregated.len();
-    let keys_per_step = expansion.remaining().div_ceil(steps);
-    // powers[k - 1] holds H^k of each register's lanes, for k up to AGGREGATED_ROWS when
-    // there are aggregated rows; karatsuba the same with each entry's halves XORed (as in
-    // `field/x86.rs`: h.lo ^ h.hi in the low half).
-    let mut powers = [*h; AGGREGATED_ROWS];
-    if !aggregated.is_empty() {
-        for g in 0..GROUP {
-            let square = reduce(width, mul(width, h[g], h[g]));
-            powers[1][g] = square;
-            powers[2][g] = reduce(width, mul(width, square, h[g]));
-            powers[3][g] = reduce(width, mul(width, square, square));
-        }
-    }
-    let mut karatsuba = powers;
-    for power in karatsuba.iter_mut().flatten() {
-        *power = width.xor(*power, width.swap_halves(*power));
+    let mut karatsuba = [width.zero(); GROUP];
+    for (karatsuba, &h) in karatsuba.iter_mut().zip(h) {
+        *karatsuba = width.xor(h, width.swap_halves(h));
     }
     let mut s = [width.zero(); GROUP];
-    for row in single {
-        for (g, s) in s.iter_mut().enumerate() {
-            let x = width.xor(*s, width.load_blocks(row, g * W::BLOCKS));
-            let mut sums = [width.zero(); 3];
-            accumulate_product(width, &mut sums, x, (powers[0][g], karatsuba[0][g]));
-            *s = reduce_sums(width, sums);
+    if rows.len() <= HORNER_ROWS {
+        // Short groups: no powers, which would cost more than they save (and, kept in
+        // memory to be wiped, slowed 64-byte messages by a tenth).
+        let keys_per_step = expansion.remaining().div_ceil(rows.len());
+        for row in rows {
+            horner_row(width, &mut s, row, (h, &karatsuba));
+            expansion.run(width, &mut scratch.encryption, keys_per_step);
         }
+        return s;
+    }
+    let (single, aggregated) = rows.split_at(rows.len() % AGGREGATED_ROWS);
+    let aggregated = aggregated.as_chunks::<AGGREGATED_ROWS>().0;
+    let keys_per_step = expansion
+        .remaining()
+        .div_ceil(single.len() + aggregated.len());
+    for row in single {
+        horner_row(width, &mut s, row, (h, &karatsuba));
         expansion.run(width, &mut scratch.encryption, keys_per_step);
+    }
+    // powers[k - 1] holds H^k of each register's lanes, and the same with each entry's
+    // halves XORed for Karatsuba.
+    let mut powers = [[*h, karatsuba]; AGGREGATED_ROWS];
+    for g in 0..GROUP {
+        let square = reduce(width, mul(width, h[g], h[g]));
+        powers[1][0][g] = square;
+        powers[2][0][g] = reduce(width, mul(width, square, h[g]));
+        powers[3][0][g] = reduce(width, mul(width, square, square));
+    }
+    for [power, karatsuba] in powers.iter_mut().skip(1) {
+        for (power, karatsuba) in power.iter().zip(karatsuba) {
+            *karatsuba = width.xor(*power, width.swap_halves(*power));
+        }
     }
     for chunk in aggregated {
         for (g, s) in s.iter_mut().enumerate() {
@@ -708,16 +711,31 @@ fn polyval_rows<W: Width, const ROUNDS: usize>(
                 if j == 0 {
                     x = width.xor(x, *s);
                 }
-                let power = AGGREGATED_ROWS - 1 - j;
-                accumulate_product(width, &mut sums, x, (powers[power][g], karatsuba[power][g]));
+                let [power, karatsuba] = &powers[AGGREGATED_ROWS - 1 - j];
+                accumulate_product(width, &mut sums, x, (power[g], karatsuba[g]));
             }
             *s = reduce_sums(width, sums);
         }
         expansion.run(width, &mut scratch.encryption, keys_per_step);
     }
     powers.zeroize();
-    karatsuba.zeroize();
     s
+}
+
+/// One step of Horner's rule for each register: S = (S + X) * H.
+#[inline(always)]
+fn horner_row<W: Width>(
+    width: W,
+    s: &mut [W::Reg; GROUP],
+    row: &Row,
+    (h, karatsuba): (&[W::Reg; GROUP], &[W::Reg; GROUP]),
+) {
+    for (g, s) in s.iter_mut().enumerate() {
+        let x = width.xor(*s, width.load_blocks(row, g * W::BLOCKS));
+        let mut sums = [width.zero(); 3];
+        accumulate_product(width, &mut sums, x, (h[g], karatsuba[g]));
+        *s = reduce_sums(width, sums);
+    }
 }
 
 /// Section 4: tag = AES(record encryption key, (S xor nonce) with the top bit cleared).
