@@ -54,20 +54,19 @@ use zeroize::Zeroize;
 
 use super::super::{check_tag, open_or_wipe};
 use super::{
-    RecordKeys, SivMessage, counter_block, ctr_and_hash_rounds, derive_record_keys, length_block,
-    nonce_value, record_keys_and_aad, tag_of, top_bit,
+    SivMessage, counter_block, ctr_and_hash_rounds, length_block, nonce_value, record_keys_and_aad,
+    tag_of, top_bit,
 };
 use crate::aes::x86::{
     Counter, RoundKeys, Schedule, apply_keystream, broadcast, encrypt, first_round_keys,
-    round_boundary, round_key, stride_bytes, xor_stride, xor_tail,
+    round_boundary, round_key,
 };
 use crate::comb::SivJob;
 use crate::cpu::x86::{
-    Aesni, STRIDE, Width, block_from, load_last_partial, load128, per_width, store_last_partial,
-    store128,
+    Aesni, Width, block_from, load_last_partial, load128, per_width, store_last_partial, store128,
 };
 use crate::field::x86::{
-    Key as PolyvalKey, absorb_padded, accumulate_product, fill_powers, mul, reduce, reduce_sums,
+    Key as PolyvalKey, absorb_padded, accumulate_product, mul, reduce, reduce_sums,
 };
 
 /// The most blocks POLYVAL reads for a message that runs in a group on any tier.
@@ -269,15 +268,10 @@ impl Drop for Pending {
 /// keys(0) hash(0) tag(0) | keys(1) ctr(0) hash(1) tag(1) | keys(2) ctr(1) hash(2) tag(2) | ...
 /// ```
 ///
-/// and opening `keys(0) | keys(1) ctr+hash(0) tag(0) | keys(2) ctr+hash(1) tag(1) | ...`. When
-/// sealing, keys(i+1) does not come in one piece but a piece after each stride of ctr(i)
-/// ([`Setup`]): in one piece its chain held up retirement longer than the reorder window
-/// covers. The results are the single-message kernel's: the same functions in another order.
-/// Measured on Zen 3, same process, medians of 41: the batch of 64 x 1500 bytes 1.06-1.10x
-/// the loop of single calls on VAES (1.03x on AES-NI), 64 x 576 bytes 1.07-1.19x; with the
-/// setup in pieces, alternating runs of 15: AES-NI 1500 bytes 1.01x -> 1.10x, 1000 bytes
-/// 1.02x -> 1.09x, VAES unchanged (1.03x at 1500 bytes, whose five strides of 16 blocks leave
-/// the table of powers, a chain of about 64 cycles, in one piece longer than a stride).
+/// and opening `keys(0) | keys(1) ctr+hash(0) tag(0) | keys(2) ctr+hash(1) tag(1) | ...`. The
+/// results are the single-message kernel's: the same functions in another order. Measured on
+/// Zen 3, same process, medians of 41: the batch of 64 x 1500 bytes 1.06-1.10x the loop of
+/// single calls on VAES (1.03x on AES-NI), 64 x 576 bytes 1.07-1.19x.
 #[inline(always)]
 fn pipeline<W: Width, const ROUNDS: usize, const OPEN: bool>(
     width: W,
@@ -292,47 +286,24 @@ fn pipeline<W: Width, const ROUNDS: usize, const OPEN: bool>(
     let mut current = 0;
     let mut pending: Option<Pending> = None;
     for index in 0..jobs.len() {
-        if is_short_job::<W>(&jobs[index]) {
+        let job = &jobs[index];
+        if is_short_job::<W>(job) {
             continue;
         }
-        let (encryption, s) = if OPEN {
-            let job = &jobs[index];
-            let message = SivMessage {
-                key_generating_key,
-                nonce: &job.nonce,
-                aad: job.aad,
-            };
-            let slot = (&mut hash_keys[current], &mut wide[current]);
-            let keys = record_keys_and_aad::<W, ROUNDS>(width, &message, job.data.len(), slot);
-            // The table must be built here, ahead of the pass below, not sunk past it.
-            core::hint::black_box(&hash_keys[current]);
-            if let Some(previous) = pending.take() {
-                let other = 1 - current;
-                finish::<W, ROUNDS, OPEN>(width, (&wide[other], &hash_keys[other]), previous, jobs);
-            }
-            keys
-        } else {
-            let (done, rest) = jobs.split_at_mut(index);
-            let job = &rest[0];
-            let [first, second] = &mut hash_keys;
-            let [first_wide, second_wide] = &mut wide;
-            let (slot, other_keys) = if current == 0 {
-                ((first, first_wide), &*second_wide)
-            } else {
-                ((second, second_wide), &*first_wide)
-            };
-            let message = SivMessage {
-                key_generating_key,
-                nonce: &job.nonce,
-                aad: job.aad,
-            };
-            let mut setup = Setup::<ROUNDS>::new(width.aesni(), message, job.data.len());
-            if let Some(previous) = pending.take() {
-                let setup = (&mut setup, &mut *slot.0);
-                seal_pass_with_setup::<W, ROUNDS>(width, (other_keys, done), previous, setup);
-            }
-            setup.finish(width, slot)
+        let message = SivMessage {
+            key_generating_key,
+            nonce: &job.nonce,
+            aad: job.aad,
         };
+        let slot = (&mut hash_keys[current], &mut wide[current]);
+        let (encryption, s) =
+            record_keys_and_aad::<W, ROUNDS>(width, &message, job.data.len(), slot);
+        // The table must be built here, ahead of the pass below, not sunk past it.
+        core::hint::black_box(&hash_keys[current]);
+        if let Some(previous) = pending.take() {
+            let other = 1 - current;
+            finish::<W, ROUNDS, OPEN>(width, (&wide[other], &hash_keys[other]), previous, jobs);
+        }
         let value = if OPEN {
             s
         } else {
@@ -361,134 +332,6 @@ fn pipeline<W: Width, const ROUNDS: usize, const OPEN: bool>(
         finish::<W, ROUNDS, OPEN>(width, (&wide[other], &hash_keys[other]), previous, jobs);
     }
     wide.zeroize();
-}
-
-/// The next message's record keys and POLYVAL table, built a piece at a time between the
-/// strides of the pending message's counter mode when sealing ([`seal_pass_with_setup`]).
-///
-/// Why: the setup is a dependent chain of about 125 cycles on Zen 3 (derivation, then the
-/// powers of H and the record key's expansion), longer than the reorder window covers.
-/// Issued in one piece ahead of the counter mode, it held up retirement while the counter
-/// mode's independent instructions filled the window; in pieces of a few steps between
-/// strides, each piece's latency passes under a stride's AES.
-struct Setup<'m, const ROUNDS: usize> {
-    message: SivMessage<'m>,
-    plaintext_len: usize,
-    /// The pieces run so far: 0 the derivation, 1 the powers, then the expansion.
-    pieces: usize,
-    keys: Option<RecordKeys>,
-    schedule: [Schedule; 1],
-    next_round_key: usize,
-}
-
-impl<'m, const ROUNDS: usize> Setup<'m, ROUNDS> {
-    /// Round keys per piece of the expansion: three pieces for either key size.
-    const ROUND_KEYS_PER_PIECE: usize = if ROUNDS == 14 { 5 } else { 4 };
-
-    #[inline(always)]
-    fn new(aesni: Aesni, message: SivMessage<'m>, plaintext_len: usize) -> Self {
-        Setup {
-            message,
-            plaintext_len,
-            pieces: 0,
-            keys: None,
-            schedule: [[aesni.zero(); 15]],
-            next_round_key: 0,
-        }
-    }
-
-    /// Whether a piece remains.
-    #[inline(always)]
-    fn pending(&self) -> bool {
-        self.pieces < 2 || self.next_round_key <= ROUNDS
-    }
-
-    /// Runs the next piece, if any: the derivation, the table, or a few round keys.
-    #[inline(always)]
-    fn step<W: Width>(&mut self, width: W, hash_key: &mut PolyvalKey) {
-        let aesni = width.aesni();
-        match (self.pieces, &self.keys) {
-            (0, _) => {
-                let message = &self.message;
-                let keys =
-                    derive_record_keys::<ROUNDS>(aesni, message.key_generating_key, message.nonce);
-                let (low, high) = keys.encryption;
-                let high = high.map(|high| [high]);
-                self.next_round_key = first_round_keys([low], high, &mut self.schedule);
-                self.keys = Some(keys);
-            }
-            (1, Some(keys)) => {
-                let blocks = self.message.hashed_blocks(self.plaintext_len);
-                fill_powers(width, hash_key, keys.authentication, blocks);
-            }
-            _ => {
-                let end = (self.next_round_key + Self::ROUND_KEYS_PER_PIECE).min(ROUNDS + 1);
-                for index in self.next_round_key..end {
-                    round_key(aesni, ROUNDS == 14, index, &mut self.schedule);
-                }
-                self.next_round_key = end;
-            }
-        }
-        self.pieces += 1;
-    }
-
-    /// Runs what is left, broadcasts the record encryption key into `wide` and absorbs the
-    /// AAD: [`record_keys_and_aad`]'s results.
-    #[inline(always)]
-    fn finish<W: Width>(
-        mut self,
-        width: W,
-        (hash_key, wide): (&mut PolyvalKey, &mut [W::Reg; 15]),
-    ) -> (Schedule, __m128i) {
-        while self.pending() {
-            self.step(width, hash_key);
-        }
-        let schedule = self.schedule[0];
-        *wide = broadcast(width, &schedule);
-        let aad = (self.message.aad, 0);
-        let s = absorb_padded::<W, false>(width, hash_key, block_from(0), aad, None);
-        (schedule, s)
-    }
-}
-
-impl<const ROUNDS: usize> Drop for Setup<'_, ROUNDS> {
-    fn drop(&mut self) {
-        self.schedule.zeroize();
-        if let Some(keys) = &mut self.keys {
-            keys.authentication.zeroize();
-            keys.encryption.0.zeroize();
-            keys.encryption.1.zeroize();
-        }
-    }
-}
-
-/// A pending message's counter mode when sealing, with a piece of the next message's
-/// [`Setup`] after each stride.
-#[inline(always)]
-fn seal_pass_with_setup<W: Width, const ROUNDS: usize>(
-    width: W,
-    (keys, jobs): (&[W::Reg; 15], &mut [SivJob<'_>]),
-    message: Pending,
-    (setup, hash_key): (&mut Setup<'_, ROUNDS>, &mut PolyvalKey),
-) {
-    let aesni = width.aesni();
-    let job = &mut jobs[message.job];
-    let mut counter = Counter::<W, false>::new(width, counter_block(aesni, message.value));
-    let mut buf: InOutBuf<'_, '_, u8> = (&mut *job.data).into();
-    let strides = buf.len() / stride_bytes::<W>();
-    for i in 0..strides {
-        let mut keystream = counter.next::<STRIDE>(width);
-        encrypt(width, keys, ROUNDS, &mut keystream);
-        xor_stride(width, &mut buf, i, &keystream);
-        setup.step(width, hash_key);
-    }
-    xor_tail::<W, false, ROUNDS>(
-        width,
-        keys,
-        &mut counter,
-        buf,
-        strides * stride_bytes::<W>(),
-    );
 }
 
 /// A pending message's last pass: counter mode from its tag (sealing), or counter mode
