@@ -31,15 +31,19 @@
 //! block count, so a group's messages are nearly equally long.
 //!
 //! Messages whose POLYVAL input (padded AAD, padded plaintext, length block) is at most
-//! [`group_limit`] blocks run in groups: 64 with VAES (texts up to about 1000 bytes), 48 on
-//! AES-NI (about 750). Past a few blocks a group no longer saves latency but instructions:
+//! [`group_limit`] blocks run in groups: 64 with VAES (texts up to about 1000 bytes), 24 on
+//! AES-NI (about 370). Past a few blocks a group no longer saves latency but instructions:
 //! the single-message kernel builds a table of up to 16 powers of H per message (about 45
 //! carry-less multiplications) and waits on it, where a group's Horner's rule needs no table
 //! at five multiplications per block, and on VAES every AES and multiplication serves two
 //! messages. Measured on Zen 3 against the loop of single calls, groups of messages of 576
 //! bytes ran 1.5x on VAES (the pipeline below: 1.10x) and 1.1-1.2x on AES-NI (1.03x); at
 //! 1000 bytes 1.15x on VAES (1.05x); at 1500 bytes the groups lost (0.96x VAES, 0.86x
-//! AES-NI), and at 752 bytes AES-NI was even. A last group that is not full runs the
+//! AES-NI). The AES-NI limit was 48 blocks until the single-message key expansion was
+//! unrolled and the single path got faster: then, in alternating runs, the pipeline beat the
+//! groups on AES-NI from 26 blocks up (400 bytes: 1.01-1.06x against 0.94-1.00x; 576: 1.06x
+//! against 1.01-1.05x; 700: 1.03-1.05x against 0.99-1.00x), while at 300 bytes the groups
+//! still won (1.08-1.22x against 1.00-1.10x). A last group that is not full runs the
 //! single-message kernel message by message, and the long messages run its steps
 //! software-pipelined across messages ([`pipeline`]), so that one message's key setup and tag
 //! wait while another's counter mode runs.
@@ -211,7 +215,7 @@ fn run_jobs<W: Width, const OPEN: bool>(
 /// module comment for the measurements behind them).
 #[inline(always)]
 fn group_limit<W: Width>() -> usize {
-    if W::BLOCKS > 1 { GROUP_BLOCKS } else { 48 }
+    if W::BLOCKS > 1 { GROUP_BLOCKS } else { 24 }
 }
 
 /// Whether a job is short enough for the groups at width `W`.
