@@ -33,6 +33,7 @@ use zeroize::{Zeroize, Zeroizing};
 use self::lanes::{Chain, Lane, LanePool};
 use self::schedule::Scheduler;
 pub use self::schedule::{Schedule, ScheduleStats};
+use crate::aes::BlockCipher;
 use crate::modes::{Ccm, CmacSubkeys, cmac_blocks, cmac_split, cmac_subkeys};
 use crate::verdict::public;
 use crate::{Aes, Backend, Error};
@@ -117,10 +118,10 @@ pub struct SivJob<'a> {
 /// CCM payloads and CMAC messages up to this many bytes are copied into the engine's scratch,
 /// behind CCM's header or with CMAC's last block masked, and run in one round of lanes;
 /// longer ones are read (CCM seal: encrypted) where they lie, in lanes of their own, and
-/// their last blocks take one more round. Copying a short message costs less than the
-/// kernel calls of the extra rounds: measured with CCM on AES-NI (Zen 1), 64-byte messages
-/// ran 30 % slower in place and 400-byte ones 4 %, while 2 KiB ones ran 15 % faster than
-/// copied.
+/// their last blocks take one more step. Copying a short message costs less than the
+/// kernel calls of the extra steps: measured with CCM on AES-NI (Zen 1), when the extra
+/// steps were rounds of lanes, 64-byte messages ran 30 % slower in place and 400-byte ones
+/// 4 %, while 2 KiB ones ran 15 % faster than copied.
 const COPIED_PAYLOAD: usize = 512;
 
 /// The multi-message engine. Holds the lane count, the schedule and reusable scratch space.
@@ -285,7 +286,9 @@ impl Comb {
     /// A message of at most 512 bytes is copied into scratch with its last
     /// block padded and masked (RFC 4493 2.4 steps 3-4), so that its lane is one contiguous
     /// CBC-MAC chain. A longer one is read where it lies, all but its last block, which
-    /// then runs with every other long message's in one more round of lanes.
+    /// then takes one pass of ECB with every other long message's (one AES each, on the MAC
+    /// so far xor the masked block): a round of one-block lanes cost more in scheduling and
+    /// marshalling than the AES.
     pub fn cmac(&mut self, jobs: &mut [CmacJob<'_>]) {
         let copied = |j: &CmacJob<'_>| j.message.len() <= COPIED_PAYLOAD;
         let sizes: Vec<usize> = jobs
@@ -307,7 +310,6 @@ impl Comb {
         // subkeys are wiped as they drop.
         let mut subkeys: Option<(&Aes, CmacSubkeys)> = None;
         let mut lasts_left = lasts.iter_mut();
-        let mut long = Vec::with_capacity(last_count);
         for (job, (j, &size)) in jobs.iter().zip(&sizes).enumerate() {
             let (_, current) = match subkeys.take() {
                 Some(same) if core::ptr::eq(same.0, j.key) => subkeys.insert(same),
@@ -324,19 +326,24 @@ impl Comb {
                 };
                 let body = cmac_split(current, j.message, last);
                 lanes.push(Lane::reading(&j.key.cipher, [0; 16], body, job));
-                long.push((job, last));
             }
         }
         drop(subkeys);
         Comb::cmac_round(&mut self.scheduler, self.lanes, &mut lanes, jobs);
         self.pool.give_back(lanes);
-        let mut lanes = self.pool.take();
-        lanes.extend(long.into_iter().map(|(job, last)| {
-            let j = &jobs[job];
-            Lane::new(&j.key.cipher, j.tag, core::slice::from_mut(last), job)
-        }));
-        Comb::cmac_round(&mut self.scheduler, self.lanes, &mut lanes, jobs);
-        self.pool.give_back(lanes);
+        // Each long message's last block is one AES of its running MAC xor the masked block,
+        // independent of every other's: one pass of ECB over all of them.
+        if last_count == 0 {
+            return;
+        }
+        let long = || jobs.iter().filter(|j| !copied(j));
+        for (j, last) in long().zip(lasts.iter_mut()) {
+            *last = (u128::from_le_bytes(*last) ^ u128::from_le_bytes(j.tag)).to_le_bytes();
+        }
+        encrypt_per_job(long().map(|j| &j.key.cipher), lasts, 1);
+        for (j, last) in jobs.iter_mut().filter(|j| !copied(j)).zip(lasts.iter()) {
+            j.tag = *last;
+        }
     }
 
     /// One round of CBC-MAC lanes; each lane's state becomes its job's tag so far.
@@ -415,16 +422,24 @@ impl Comb {
     /// blocks run through: [`Chain::CcmSeal`] also encrypts them in place from counter 1,
     /// [`Chain::CbcMac`] only reads them.
     ///
-    /// Three rounds of lanes, so that long payloads are MACed where they lie (copying every
-    /// message into scratch and back, and wiping it, cost a third as much as the AES on the
-    /// Internet mix in a profile):
-    /// 1. the formatted header (B0, the AAD) from scratch, through [`Chain::CcmSeal`] with a
-    ///    counter started early enough to meet counter 0 on the last header block, so that
-    ///    S0 comes out of the same kernel calls (the other header blocks' keystream is
-    ///    dropped: one AES each, against one more call per message for S0). A payload of at
-    ///    most [`COPIED_PAYLOAD`] bytes is copied behind its header and finishes here;
-    /// 2. the longer payloads' whole blocks, in place;
-    /// 3. their partial last blocks, all at once, zero-padded in scratch.
+    /// Long payloads are MACed where they lie (copying every message into scratch and back,
+    /// and wiping it, cost a third as much as the AES on the Internet mix in a profile), so a
+    /// message takes up to three steps:
+    /// 1. its formatted header (B0, the AAD) from scratch. A header of more than one block, or
+    ///    one followed by a payload of at most [`COPIED_PAYLOAD`] bytes (copied behind it:
+    ///    such a message finishes here), runs in a round of lanes through [`Chain::CcmSeal`],
+    ///    with a counter started early enough to meet counter 0 on the last header block, so
+    ///    that S0 comes out of the same kernel calls (the other header blocks' keystream is
+    ///    dropped: one AES each, against one more call per message for S0). B0 alone is two
+    ///    independent blocks, B0 and counter block 0: those of all such messages take one
+    ///    pass of ECB (one AES call per run of jobs under one key);
+    /// 2. the longer payloads' whole blocks, in place, in a round of lanes;
+    /// 3. their partial last blocks: again two independent blocks per message (the MAC state
+    ///    xor the zero-padded block, and the counter block), all in one pass of ECB.
+    ///
+    /// Steps 1 and 3 were rounds of one-block lanes before: at 1500 bytes the partial block's
+    /// round alone made messages 16 % slower than at 1504 bytes (VAES, Zen 3), its lanes'
+    /// scheduling and marshalling costing 470 instructions per message (AES-NI, callgrind).
     fn ccm_tags(
         &mut self,
         jobs: &mut [CcmJob<'_>],
@@ -432,56 +447,73 @@ impl Comb {
         selected: impl Fn(&CcmJob<'_>) -> bool,
     ) -> Zeroizing<Vec<u128>> {
         let copied = |j: &CcmJob<'_>| j.data.len() <= COPIED_PAYLOAD;
-        let first_blocks = |j: &CcmJob<'_>| {
-            let header = j.ccm.mac_header_blocks(j.aad.len());
-            (
-                header,
-                header
-                    + if copied(j) {
-                        j.data.len().div_ceil(16)
-                    } else {
-                        0
-                    },
-            )
+        let header_blocks = |j: &CcmJob<'_>| j.ccm.mac_header_blocks(j.aad.len());
+        let b0_alone = |j: &CcmJob<'_>| selected(j) && !copied(j) && header_blocks(j) == 1;
+        let in_lanes = |j: &CcmJob<'_>| selected(j) && !b0_alone(j);
+        let lane_blocks = |j: &CcmJob<'_>| {
+            header_blocks(j)
+                + if copied(j) {
+                    j.data.len().div_ceil(16)
+                } else {
+                    0
+                }
         };
         let in_place = |j: &CcmJob<'_>| selected(j) && !copied(j);
-        let first_total: usize = jobs
-            .iter()
-            .filter(|j| selected(j))
-            .map(|j| first_blocks(j).1)
-            .sum();
-        let tail_count = jobs
-            .iter()
-            .filter(|j| in_place(j) && !j.data.len().is_multiple_of(16))
-            .count();
+        let with_tail = |j: &CcmJob<'_>| in_place(j) && !j.data.len().is_multiple_of(16);
+        let (mut lanes_total, mut b0_count, mut tail_count) = (0, 0, 0);
+        for j in jobs.iter() {
+            if in_lanes(j) {
+                lanes_total += lane_blocks(j);
+            } else if b0_alone(j) {
+                b0_count += 1;
+            }
+            tail_count += usize::from(with_tail(j));
+        }
+        // Sealing also encrypts the partial block: its counter block joins the ECB pass.
+        let tail_blocks = if payload == Chain::CcmSeal { 2 } else { 1 };
         self.scheduler.stats = ScheduleStats::default();
         let half = self.lanes.div_ceil(2);
         let lanes_per_group = match payload {
             Chain::CcmSeal => half,
             _ => self.lanes,
         };
-        let scratch = Scratch::zeroed(&mut self.scratch, first_total + tail_count);
-        let (first_scratch, tail_scratch) = scratch.blocks.split_at_mut(first_total);
+        let scratch = Scratch::zeroed(
+            &mut self.scratch,
+            lanes_total + 2 * b0_count + tail_blocks * tail_count,
+        );
+        let (lane_scratch, rest) = scratch.blocks.split_at_mut(lanes_total);
+        let (b0_scratch, tail_scratch) = rest.split_at_mut(2 * b0_count);
         // Per job, as integers (wiped with one store each): the running MAC, the next counter
-        // block, and the header's last block before the run, which the run turns into that
-        // block xor S0.
+        // block, and S0 (for a header run in lanes, first its last block, which the run turns
+        // into that block xor S0).
         let mut macs = Zeroizing::new(alloc::vec![0u128; jobs.len()]);
         let mut counters = alloc::vec![0u128; jobs.len()];
         let mut masks = Zeroizing::new(alloc::vec![0u128; jobs.len()]);
 
         let mut lanes = self.pool.take();
-        let mut rest = first_scratch;
+        let mut rest = lane_scratch;
+        let mut b0_pairs = b0_scratch.as_chunks_mut::<2>().0.iter_mut();
         for (job, j) in jobs.iter().enumerate().filter(|(_, j)| selected(j)) {
-            let (header, size) = first_blocks(j);
-            let (blocks, after) = rest.split_at_mut(size);
+            let header = header_blocks(j);
+            if b0_alone(j) {
+                let Some([b0, counter]) = b0_pairs.next() else {
+                    unreachable!("the B0 scratch has a pair for every such job");
+                };
+                j.ccm
+                    .write_mac_header(j.nonce, j.aad, j.data.len(), core::slice::from_mut(b0));
+                *counter = j.ccm.counter_block(j.nonce, 0);
+                counters[job] = u128::from_le_bytes(j.ccm.counter_block(j.nonce, 1));
+                continue;
+            }
+            let (blocks, after) = rest.split_at_mut(lane_blocks(j));
             rest = after;
             let (formatted, copy) = blocks.split_at_mut(header);
-            j.ccm
+            masks[job] = j
+                .ccm
                 .write_mac_header(j.nonce, j.aad, j.data.len(), formatted);
             if !copy.is_empty() {
                 copy.as_flattened_mut()[..j.data.len()].copy_from_slice(j.data);
             }
-            masks[job] = u128::from_le_bytes(blocks[header - 1]);
             let counter = j.ccm.counter_block_before(j.nonce, header - 1);
             lanes.push(Lane::new(j.ccm.cipher(), [0; 16], blocks, job).with_counter(counter));
         }
@@ -489,7 +521,7 @@ impl Comb {
         let states = (&mut macs[..], &mut counters[..]);
         Comb::ccm_round(engine, half, Chain::CcmSeal, lanes, states, |lane| {
             let j = &mut jobs[lane.job];
-            let (header, copy) = lane.blocks().split_at(j.ccm.mac_header_blocks(j.aad.len()));
+            let (header, copy) = lane.blocks().split_at(header_blocks(j));
             if let Some(last) = header.last() {
                 masks[lane.job] ^= u128::from_le_bytes(*last);
             }
@@ -497,6 +529,15 @@ impl Comb {
                 j.data.copy_from_slice(&copy.as_flattened()[..j.data.len()]);
             }
         });
+        // Passes over the jobs only where there is work: a batch of short messages has none.
+        if b0_count > 0 {
+            let b0_jobs = || jobs.iter().enumerate().filter(|(_, j)| b0_alone(j));
+            encrypt_per_job(b0_jobs().map(|(_, j)| j.ccm.cipher()), b0_scratch, 2);
+            for ((job, _), [mac, s0]) in b0_jobs().zip(b0_scratch.as_chunks::<2>().0) {
+                macs[job] = u128::from_le_bytes(*mac);
+                masks[job] = u128::from_le_bytes(*s0);
+            }
+        }
 
         let mut lanes = self.pool.take();
         lanes.extend(
@@ -511,32 +552,34 @@ impl Comb {
         let states = (&mut macs[..], &mut counters[..]);
         Comb::ccm_round(engine, lanes_per_group, payload, lanes, states, |_| {});
 
-        let mut tails: Vec<(usize, &Ccm, &mut [u8])> = jobs
-            .iter_mut()
-            .enumerate()
-            .filter(|(_, j)| in_place(j))
-            .map(|(job, j)| (job, j.ccm, j.data.as_chunks_mut::<16>().1))
-            .filter(|(_, _, tail)| !tail.is_empty())
-            .collect();
-        // `tail_scratch` has exactly one slot per tail: the zips below pair them all.
-        let mut lanes = self.pool.take();
-        lanes.extend(
-            tail_scratch
-                .iter_mut()
-                .zip(&tails)
-                .map(|(slot, &(job, ccm, ref tail))| {
-                    slot[..tail.len()].copy_from_slice(tail);
-                    let slot = core::slice::from_mut(slot);
-                    Comb::resumed(ccm, slot, job, (&macs, &counters))
-                }),
-        );
-        let engine = (&mut self.scheduler, &mut self.pool);
-        let states = (&mut macs[..], &mut counters[..]);
-        Comb::ccm_round(engine, lanes_per_group, payload, lanes, states, |_| {});
-        if payload == Chain::CcmSeal {
-            for (slot, (_, _, tail)) in tail_scratch.iter().zip(&mut tails) {
-                let len = tail.len();
-                tail.copy_from_slice(&slot[..len]);
+        if tail_count > 0 {
+            // `tail_scratch` has exactly `tail_blocks` slots per tail: the zips pair them all.
+            let tail_jobs = || jobs.iter().enumerate().filter(|(_, j)| with_tail(j));
+            for ((job, j), slots) in tail_jobs().zip(tail_scratch.chunks_exact_mut(tail_blocks)) {
+                let tail = j.data.as_chunks::<16>().1;
+                let Some((block, counter)) = slots.split_first_mut() else {
+                    continue;
+                };
+                block[..tail.len()].copy_from_slice(tail);
+                *block = (u128::from_le_bytes(*block) ^ macs[job]).to_le_bytes();
+                if let Some(counter) = counter.first_mut() {
+                    *counter = counters[job].to_le_bytes();
+                }
+            }
+            let tail_ciphers = tail_jobs().map(|(_, j)| j.ccm.cipher());
+            encrypt_per_job(tail_ciphers, tail_scratch, tail_blocks);
+            let tails = jobs.iter_mut().enumerate().filter(|(_, j)| with_tail(j));
+            for ((job, j), slots) in tails.zip(tail_scratch.chunks_exact(tail_blocks)) {
+                let Some((mac, keystream)) = slots.split_first() else {
+                    continue;
+                };
+                macs[job] = u128::from_le_bytes(*mac);
+                if let Some(keystream) = keystream.first() {
+                    let tail = j.data.as_chunks_mut::<16>().1;
+                    for (byte, k) in tail.iter_mut().zip(keystream) {
+                        *byte ^= k;
+                    }
+                }
             }
         }
 
@@ -588,6 +631,30 @@ impl Comb {
 impl Drop for Comb {
     fn drop(&mut self) {
         self.scratch.zeroize();
+    }
+}
+
+/// Encrypts `blocks` in place, `per_job` of them under each key that `ciphers` lists, in
+/// order: one call (one dispatch, the blocks pipelined) per run of jobs under the same key,
+/// so one call when the whole batch shares a key.
+fn encrypt_per_job<'k>(
+    ciphers: impl Iterator<Item = &'k BlockCipher>,
+    blocks: &mut [[u8; 16]],
+    per_job: usize,
+) {
+    let mut rest = blocks;
+    let mut ciphers = ciphers.peekable();
+    while let Some(cipher) = ciphers.next() {
+        let mut jobs = 1;
+        while ciphers
+            .next_if(|next| core::ptr::eq(*next, cipher))
+            .is_some()
+        {
+            jobs += 1;
+        }
+        let (run, after) = rest.split_at_mut((jobs * per_job).min(rest.len()));
+        cipher.encrypt_blocks(run);
+        rest = after;
     }
 }
 

@@ -201,7 +201,10 @@ impl Ccm {
 
     /// The blocks [`Ccm::mac`] runs over before the payload, written out for the comb
     /// engine's lanes ([`Ccm::mac_header_blocks`] of them; `out` arrives zeroed). The payload
-    /// follows them unchanged, zero-padded to a block.
+    /// follows them unchanged, zero-padded to a block. Returns the last block written, as a
+    /// little-endian integer: without AAD that is B0 straight from the registers it was built
+    /// in, where reading it back whole from the two 8-byte stores that wrote it stalls on
+    /// store forwarding (2 % of comb CCM at 1500 bytes in a profile).
     ///
     /// # Panics
     ///
@@ -214,19 +217,24 @@ impl Ccm {
         aad: &[u8],
         plaintext_len: usize,
         out: &mut [[u8; 16]],
-    ) {
+    ) -> u128 {
         assert_eq!(
             out.len(),
             self.mac_header_blocks(aad.len()),
             "the MAC header is sized by mac_header_blocks"
         );
         let (b0, aad_blocks) = out.split_at_mut(1);
-        b0[0] = self.b0(nonce, aad.len(), plaintext_len);
-        if let Some((first, after)) = aad_blocks.split_first_mut() {
-            let (encoded, consumed) = aad_header(aad);
-            *first = encoded;
-            after.as_flattened_mut()[..aad.len() - consumed].copy_from_slice(&aad[consumed..]);
-        }
+        let b0_block = self.b0(nonce, aad.len(), plaintext_len);
+        b0[0] = b0_block;
+        let Some((first, after)) = aad_blocks.split_first_mut() else {
+            return u128::from_le_bytes(b0_block);
+        };
+        let (encoded, consumed) = aad_header(aad);
+        *first = encoded;
+        after.as_flattened_mut()[..aad.len() - consumed].copy_from_slice(&aad[consumed..]);
+        after.last().map_or(u128::from_le_bytes(encoded), |last| {
+            u128::from_le_bytes(*last)
+        })
     }
 
     /// A.2.1: flags (Adata, (M - 2) / 2, L - 1) || N || Q.
@@ -262,7 +270,7 @@ impl Ccm {
     }
 
     /// A.3: counter block i = flags (L - 1) || N || [i]_L.
-    fn counter_block(&self, nonce: &[u8], index: u8) -> [u8; 16] {
+    pub(crate) fn counter_block(&self, nonce: &[u8], index: u8) -> [u8; 16] {
         self.block(self.l_flag(), nonce, u64::from(index))
     }
 
