@@ -34,7 +34,7 @@ use self::lanes::{Chain, Lane, LanePool};
 use self::schedule::Scheduler;
 pub use self::schedule::{Schedule, ScheduleStats};
 use crate::aes::BlockCipher;
-use crate::modes::{Ccm, CmacSubkeys, cmac_blocks, cmac_split, cmac_subkeys};
+use crate::modes::{Ccm, CmacSubkeys, cmac_blocks, cmac_split, cmac_subkeys, xor_into};
 use crate::verdict::public;
 use crate::{Aes, Backend, Error};
 
@@ -575,10 +575,7 @@ impl Comb {
                 };
                 macs[job] = u128::from_le_bytes(*mac);
                 if let Some(keystream) = keystream.first() {
-                    let tail = j.data.as_chunks_mut::<16>().1;
-                    for (byte, k) in tail.iter_mut().zip(keystream) {
-                        *byte ^= k;
-                    }
+                    xor_into(j.data.as_chunks_mut::<16>().1, keystream);
                 }
             }
         }

@@ -42,7 +42,7 @@ fn whole_blocks(buf: &mut [u8]) -> Result<&mut [[u8; 16]], Error> {
     }
 }
 
-fn xor_into(target: &mut [u8], mask: &[u8]) {
+pub(crate) fn xor_into(target: &mut [u8], mask: &[u8]) {
     for (byte, m) in target.iter_mut().zip(mask) {
         *byte ^= m;
     }
