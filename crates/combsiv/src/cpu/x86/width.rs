@@ -97,6 +97,12 @@ pub(crate) trait Width: Copy {
 
     fn aesenc(self, state: Self::Reg, key: Self::Reg) -> Self::Reg;
     fn aesenclast(self, state: Self::Reg, key: Self::Reg) -> Self::Reg;
+    /// Passes `reg` through an empty `asm!` block: a scheduling barrier that emits nothing.
+    /// The compiler must assume the block has side effects (it is not `pure`), so it keeps
+    /// all such blocks in program order, and whatever reads `reg` afterwards follows the
+    /// block. [`round_boundary`](crate::aes::x86::round_boundary) pins every state after
+    /// each AES round. Miri, which runs no assembly, skips it: it changes no value.
+    fn pin(self, reg: &mut Self::Reg);
     /// PCLMULQDQ on each block; `SELECT` bit 0 picks the half of `a`, bit 4 that of `b`.
     fn clmul<const SELECT: i32>(self, a: Self::Reg, b: Self::Reg) -> Self::Reg;
 }
@@ -250,6 +256,11 @@ impl Width for Aesni {
     fn aesenclast(self, state: __m128i, key: __m128i) -> __m128i {
         // SAFETY: the Aesni token proves AES-NI.
         unsafe { _mm_aesenclast_si128(state, key) }
+    }
+
+    #[inline(always)]
+    fn pin(self, reg: &mut __m128i) {
+        empty_asm!(xmm_reg, reg);
     }
 
     #[inline(always)]
@@ -436,6 +447,12 @@ impl Width for Vaes {
     }
 
     #[inline(always)]
+    fn pin(self, reg: &mut __m256i) {
+        // SAFETY: the Vaes token proves AVX.
+        unsafe { pin_ymm(reg) }
+    }
+
+    #[inline(always)]
     fn clmul<const SELECT: i32>(self, a: __m256i, b: __m256i) -> __m256i {
         // SAFETY: the Vaes token proves VPCLMULQDQ and AVX.
         unsafe { _mm256_clmulepi64_epi128::<SELECT>(a, b) }
@@ -494,3 +511,30 @@ macro_rules! per_width {
     };
 }
 pub(crate) use per_width;
+
+/// [`Width::pin`] for a YMM register: `asm!` takes a YMM operand only where AVX is enabled
+/// on the function that holds it; inlined into the VAES kernels, which enable it.
+#[target_feature(enable = "avx")]
+#[inline]
+fn pin_ymm(reg: &mut __m256i) {
+    empty_asm!(ymm_reg, reg);
+}
+
+/// The empty `asm!` block of [`Width::pin`], with `reg` in a register of class `$class`
+/// (nothing under Miri, which runs no assembly).
+macro_rules! empty_asm {
+    ($class:ident, $reg:ident) => {
+        #[cfg(miri)]
+        let _ = $reg;
+        // SAFETY: the block is empty: it reads and writes only the register it is given.
+        #[cfg(not(miri))]
+        unsafe {
+            core::arch::asm!(
+                "/* {0} */",
+                inout($class) * $reg,
+                options(nomem, nostack, preserves_flags)
+            );
+        }
+    };
+}
+use empty_asm;
