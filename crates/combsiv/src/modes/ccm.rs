@@ -199,35 +199,40 @@ impl Ccm {
         1 + aad_blocks
     }
 
-    /// The blocks [`Ccm::mac`] runs over before the payload, written out for the comb
-    /// engine's lanes ([`Ccm::mac_header_blocks`] of them; `out` arrives zeroed). The payload
-    /// follows them unchanged, zero-padded to a block. Returns the last block written, as a
-    /// little-endian integer: without AAD that is B0 straight from the registers it was built
-    /// in, where reading it back whole from the two 8-byte stores that wrote it stalls on
-    /// store forwarding (2 % of comb CCM at 1500 bytes in a profile).
+    /// B0 and counter block 0 of a message, for the comb engine, which needs both for every
+    /// message: built from one reading of the nonce.
+    #[cfg(feature = "alloc")]
+    pub(crate) fn starts(&self, nonce: &[u8], aad_len: usize, plaintext_len: usize) -> Starts {
+        let nonce = self.placed_nonce(nonce);
+        Starts {
+            b0: self.block_at(self.b0_flags(aad_len), nonce, plaintext_len as u64),
+            counter_zero: u128::from_be_bytes(self.block_at(self.l_flag(), nonce, 0)),
+        }
+    }
+
+    /// The blocks [`Ccm::mac`] runs over before the payload, B0 first (from [`Ccm::starts`]),
+    /// written out for the comb engine's lanes ([`Ccm::mac_header_blocks`] of them; `out`
+    /// arrives zeroed). The payload follows them unchanged, zero-padded to a block. Returns
+    /// the last block written, as a little-endian integer: without AAD that is B0 straight
+    /// from the registers it was built in, where reading it back whole from the two 8-byte
+    /// stores that wrote it stalls on store forwarding (2 % of comb CCM at 1500 bytes in a
+    /// profile).
     ///
     /// # Panics
     ///
     /// If `out` is not exactly that many blocks: the caller sized it with the same formula,
     /// and a mismatch would MAC the wrong blocks.
     #[cfg(feature = "alloc")]
-    pub(crate) fn write_mac_header(
-        &self,
-        nonce: &[u8],
-        aad: &[u8],
-        plaintext_len: usize,
-        out: &mut [[u8; 16]],
-    ) -> u128 {
+    pub(crate) fn write_mac_header(&self, b0: [u8; 16], aad: &[u8], out: &mut [[u8; 16]]) -> u128 {
         assert_eq!(
             out.len(),
             self.mac_header_blocks(aad.len()),
             "the MAC header is sized by mac_header_blocks"
         );
-        let (b0, aad_blocks) = out.split_at_mut(1);
-        let b0_block = self.b0(nonce, aad.len(), plaintext_len);
-        b0[0] = b0_block;
+        let (b0_slot, aad_blocks) = out.split_at_mut(1);
+        b0_slot[0] = b0;
         let Some((first, after)) = aad_blocks.split_first_mut() else {
-            return u128::from_le_bytes(b0_block);
+            return u128::from_le_bytes(b0);
         };
         let (encoded, consumed) = aad_header(aad);
         *first = encoded;
@@ -239,9 +244,15 @@ impl Ccm {
 
     /// A.2.1: flags (Adata, (M - 2) / 2, L - 1) || N || Q.
     fn b0(&self, nonce: &[u8], aad_len: usize, plaintext_len: usize) -> [u8; 16] {
-        let flags =
-            (u8::from(aad_len > 0) << 6) | (((self.tag_len - 2) / 2) as u8) << 3 | self.l_flag();
-        self.block(flags, nonce, plaintext_len as u64)
+        self.block_at(
+            self.b0_flags(aad_len),
+            self.placed_nonce(nonce),
+            plaintext_len as u64,
+        )
+    }
+
+    fn b0_flags(&self, aad_len: usize) -> u8 {
+        (u8::from(aad_len > 0) << 6) | (((self.tag_len - 2) / 2) as u8) << 3 | self.l_flag()
     }
 
     /// L - 1, the flags of the counter blocks and the low bits of B0's.
@@ -249,29 +260,45 @@ impl Ccm {
         (15 - self.nonce_len - 1) as u8
     }
 
-    /// The layout B0 and the counter blocks share: a flags byte, the nonce, and an L-byte
-    /// big-endian field. Built in a register: a block assembled by byte stores and then
-    /// loaded whole stalls on store forwarding, which was a quarter of the comb engine's
-    /// bookkeeping on 64-byte messages in a profile.
-    fn block(&self, flags: u8, nonce: &[u8], field: u64) -> [u8; 16] {
-        let field_bits = 8 * (15 - self.nonce_len) as u32;
-        let field = u128::from(field) & ((1u128 << field_bits) - 1);
-        (u128::from(flags) << 120 | nonce_value(nonce) << field_bits | field).to_be_bytes()
+    /// The width of the L-byte field that ends B0 and the counter blocks, in bits.
+    fn field_bits(&self) -> u32 {
+        8 * (15 - self.nonce_len) as u32
     }
 
-    /// Counter block 0 stepped back `blocks` in its last 32 bits (big-endian, wrapping), so
-    /// that a keystream started there `blocks` blocks early reaches counter 1 on the first
-    /// payload block. `blocks` below 2^32.
-    #[cfg(feature = "alloc")]
-    pub(crate) fn counter_block_before(&self, nonce: &[u8], blocks: usize) -> [u8; 16] {
-        let block = u128::from_be_bytes(self.counter_block(nonce, 0));
-        let low = (block as u32).wrapping_sub(blocks as u32);
-        (block & !0xFFFF_FFFF | u128::from(low)).to_be_bytes()
+    /// The nonce (n = 7..=13 bytes) shifted to its place in a block, bytes 1..=n, from
+    /// fixed-size reads: its first seven bytes (two overlapping 4-byte reads) end the high
+    /// half, and its last eight, shifted left past the L-byte field, begin the low half (the
+    /// shift pushes out the bytes the high half holds). B0 and the counter blocks share it. A
+    /// byte-by-byte loop is a serial chain of 128-bit shifts, which was a tenth of the comb
+    /// engine's time on 64-byte messages; a nonce read as an integer and then shifted into
+    /// place took 128-bit shifts by variable amounts, a sixth of its bookkeeping on 64-byte
+    /// messages (callgrind, AES-NI).
+    fn placed_nonce(&self, nonce: &[u8]) -> u128 {
+        let be32 = |bytes: Option<&[u8; 4]>| bytes.map_or(0, |b| u64::from(u32::from_be_bytes(*b)));
+        let first_four = be32(nonce.first_chunk::<4>());
+        let fourth_to_seventh = be32(nonce.get(3..).and_then(<[u8]>::first_chunk::<4>));
+        let high = first_four << 24 | (fourth_to_seventh & 0xFF_FFFF);
+        // With a 7-byte nonce nothing is left for the low half (and there is no 8-byte read).
+        let last_eight = nonce
+            .last_chunk::<8>()
+            .map_or(0, |b| u64::from_be_bytes(*b));
+        let low = last_eight.checked_shl(self.field_bits()).unwrap_or(0);
+        u128::from(high) << 64 | u128::from(low)
+    }
+
+    /// The layout B0 and the counter blocks share: a flags byte, the nonce (from
+    /// [`Ccm::placed_nonce`]), and an L-byte big-endian field. Built in a register: a block
+    /// assembled by byte stores and then loaded whole stalls on store forwarding, which was a
+    /// quarter of the comb engine's bookkeeping on 64-byte messages in a profile.
+    fn block_at(&self, flags: u8, placed_nonce: u128, field: u64) -> [u8; 16] {
+        // The field is 16 to 64 bits wide.
+        let field = field & (u64::MAX >> (64 - self.field_bits()));
+        (u128::from(flags) << 120 | placed_nonce | u128::from(field)).to_be_bytes()
     }
 
     /// A.3: counter block i = flags (L - 1) || N || [i]_L.
     pub(crate) fn counter_block(&self, nonce: &[u8], index: u8) -> [u8; 16] {
-        self.block(self.l_flag(), nonce, u64::from(index))
+        self.block_at(self.l_flag(), self.placed_nonce(nonce), u64::from(index))
     }
 
     /// CTR over the payload from counter block 1 (encryption and decryption alike).
@@ -295,19 +322,28 @@ impl Ccm {
     }
 }
 
-/// The nonce (7..=13 bytes) as a big-endian integer, from two overlapping 8-byte reads: a
-/// byte-by-byte loop is a serial chain of 128-bit shifts, which was a tenth of the comb
-/// engine's time on 64-byte messages.
-fn nonce_value(nonce: &[u8]) -> u128 {
-    let (Some(first), Some(last)) = (nonce.first_chunk::<8>(), nonce.last_chunk::<8>()) else {
-        return nonce
-            .iter()
-            .fold(0, |value, &byte| value << 8 | u128::from(byte));
-    };
-    // The bytes past the first eight: the low end of the last read.
-    let low_bits = 8 * (nonce.len() - 8) as u32;
-    let low = u128::from(u64::from_be_bytes(*last)) & (1u128.wrapping_shl(low_bits) - 1);
-    u128::from(u64::from_be_bytes(*first)).wrapping_shl(low_bits) | low
+/// A message's B0 and counter block 0 ([`Ccm::starts`]).
+#[cfg(feature = "alloc")]
+pub(crate) struct Starts {
+    pub(crate) b0: [u8; 16],
+    /// Counter block 0 as a big-endian integer: the counter is its low end.
+    counter_zero: u128,
+}
+
+#[cfg(feature = "alloc")]
+impl Starts {
+    /// Counter block `index` (0 or 1: below 2^16, the least the L-byte field holds).
+    pub(crate) fn counter(&self, index: u8) -> [u8; 16] {
+        (self.counter_zero | u128::from(index)).to_be_bytes()
+    }
+
+    /// Counter block 0 stepped back `blocks` in its last 32 bits (big-endian, wrapping), so
+    /// that a keystream started there `blocks` blocks early reaches counter 1 on the first
+    /// payload block. `blocks` below 2^32.
+    pub(crate) fn counter_before(&self, blocks: usize) -> [u8; 16] {
+        let low = (self.counter_zero as u32).wrapping_sub(blocks as u32);
+        (self.counter_zero & !0xFFFF_FFFF | u128::from(low)).to_be_bytes()
+    }
 }
 
 /// A.2.2: the first AAD block (the length encoding, then as much AAD as fits) and how many
