@@ -82,8 +82,11 @@ mod memcheck {
 }
 
 /// Lengths around the kernels' boundaries: partial blocks, the 8-block AES-NI stride, the
-/// 16-block VAES stride and the GCM-SIV short path (up to 8 hashed blocks).
-const LENGTHS: [usize; 14] = [0, 1, 15, 16, 17, 63, 64, 100, 127, 128, 129, 255, 257, 1000];
+/// 16-block VAES stride and the GCM-SIV short path's chunks (up to 8, 16 and 24 hashed
+/// blocks).
+const LENGTHS: [usize; 18] = [
+    0, 1, 15, 16, 17, 63, 64, 100, 127, 128, 129, 240, 241, 255, 257, 368, 369, 1000,
+];
 
 /// A deterministic byte source (xorshift64), so that a report reproduces.
 struct Bytes(u64);

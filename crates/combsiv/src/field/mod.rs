@@ -49,6 +49,13 @@
 //! eight independent 128x128 products summed unreduced and reduced once. The products do
 //! not wait on each other, which is what lets the multiplier pipeline.
 //!
+//! Building the powers costs a message its own multiplications (GCM-SIV's hash key changes
+//! with every nonce), so they are made cheap. The product of two elements split into 64-bit
+//! halves, `(a1·x^64 + a0)(b1·x^64 + b0)`, takes four 64x64 multiplications schoolbook, or
+//! three by Karatsuba: `a1·b1`, `a0·b0` and `(a1 + a0)(b1 + b0)`, whose sum with the other
+//! two is the middle term `a1·b0 + a0·b1`. A square takes two: its middle term
+//! `a1·a0 + a0·a1` is zero in characteristic 2.
+//!
 //! # GHASH through POLYVAL (RFC 8452 Appendix A)
 //!
 //! GHASH uses the same field with the bits of each byte in the opposite order and no
