@@ -220,6 +220,36 @@ super::impl_rustcrypto_traits!(AesGcm);
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::aead::probe;
+
+    /// Open must hash and decrypt each ciphertext block from one fetch: a writer that flips a
+    /// ciphertext bit after the hash read it must not get the flipped block decrypted and
+    /// accepted (the XOR of the flip with the plaintext, returned as authentic). Either the
+    /// open fails or it returns exactly the plaintext. Lengths: width 1 (one partial
+    /// stride), and whole strides plus a tail on both x86 tiers.
+    #[test]
+    fn open_decrypts_what_it_hashed() {
+        for backend in Backend::available() {
+            let cipher = AesGcm::<crate::Aes128>::with_backend(&[7; 16], backend).unwrap();
+            for len in [40, 300, 700] {
+                let plaintext: Vec<u8> = (0..len).map(|i| i as u8).collect();
+                let mut buf = plaintext.clone();
+                let nonce = [len as u8; 12];
+                let tag = cipher
+                    .encrypt_in_place_detached(&nonce, b"ad", &mut buf)
+                    .unwrap();
+                let flip = |buf: &mut [u8], offset: usize| buf[offset] ^= 1;
+                let (opened, fetches) = probe::with_hook(flip, || {
+                    cipher.decrypt_in_place_detached(&nonce, b"ad", &mut buf, &tag)
+                });
+                assert!(fetches > 0, "{backend:?} {len}: the probe never ran");
+                assert!(
+                    opened.is_err() || buf == plaintext,
+                    "{backend:?} {len}: a block changed after its fetch was decrypted and accepted"
+                );
+            }
+        }
+    }
 
     #[test]
     fn length_limits_match_sp_800_38d() {

@@ -136,8 +136,24 @@ pub(crate) fn apply_keystream_and_hash<const GHASH: bool>(
     };
     match hashed {
         Hashed::Input => {
-            hash.update_padded(data.get_in());
-            cipher.apply_keystream(counter, order, data);
+            // Each piece is fetched once, into a copy that both the hash and the counter mode
+            // read: bytes another thread changes meanwhile cannot be decrypted unhashed.
+            const PIECE: usize = 256;
+            let mut piece = [0u8; PIECE];
+            let mut counter = *counter;
+            for start in (0..data.len()).step_by(PIECE) {
+                let end = data.len().min(start + PIECE);
+                let piece = &mut piece[..end - start];
+                piece.copy_from_slice(&data.get_in()[start..end]);
+                hash.update_padded(piece);
+                #[cfg(all(test, feature = "std"))]
+                probe::after_fetch(data.get_out(), start);
+                let Ok(piece) = InOutBuf::new(&*piece, &mut data.get_out()[start..end]) else {
+                    unreachable!("a piece and its output range are equally long");
+                };
+                cipher.apply_keystream(&counter, order, piece);
+                counter = order.advance(&counter, (PIECE / 16) as u32);
+            }
         }
         Hashed::Output => {
             cipher.apply_keystream(counter, order, data.reborrow());
@@ -145,6 +161,42 @@ pub(crate) fn apply_keystream_and_hash<const GHASH: bool>(
         }
     }
     hash.update_block(last);
+}
+
+/// A test's window into GCM open: the code calls [`probe::after_fetch`] once per piece of
+/// ciphertext, after the piece was fetched and before it is decrypted, with the in-place
+/// buffer and the piece's offset. A test that changes the buffer there plays a thread that
+/// writes the ciphertext while it is being opened: with one fetch per piece, the change
+/// cannot reach the decryption without reaching the hash too.
+#[cfg(all(test, feature = "std"))]
+pub(crate) mod probe {
+    use core::cell::Cell;
+
+    /// A hook: the in-place buffer and the offset of the piece just fetched.
+    type Hook = fn(&mut [u8], usize);
+
+    std::thread_local! {
+        static AFTER_FETCH: Cell<Option<Hook>> = const { Cell::new(None) };
+        static CALLS: Cell<usize> = const { Cell::new(0) };
+    }
+
+    /// Runs the installed hook, if any.
+    pub(crate) fn after_fetch(buf: &mut [u8], offset: usize) {
+        if let Some(hook) = AFTER_FETCH.get() {
+            CALLS.set(CALLS.get() + 1);
+            hook(buf, offset);
+        }
+    }
+
+    /// Runs `f` with `hook` installed on this thread; returns `f`'s result and how many
+    /// times the hook ran.
+    pub(crate) fn with_hook<T>(hook: Hook, f: impl FnOnce() -> T) -> (T, usize) {
+        AFTER_FETCH.set(Some(hook));
+        CALLS.set(0);
+        let result = f();
+        AFTER_FETCH.set(None);
+        (result, CALLS.get())
+    }
 }
 
 /// The one failure path of every decryption: runs `open` on `buf` and, if it fails for any

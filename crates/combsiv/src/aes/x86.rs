@@ -388,7 +388,8 @@ pub(crate) fn apply_keystream<W: Width, const BIG_ENDIAN: bool, const ROUNDS: us
         encrypt(width, keys, ROUNDS, &mut keystream);
         xor_stride(width, &mut data, i, &keystream);
     }
-    xor_tail::<W, BIG_ENDIAN, ROUNDS>(width, keys, counter, data, strides * stride_bytes::<W>());
+    let start = strides * stride_bytes::<W>();
+    xor_tail::<W, BIG_ENDIAN, ROUNDS>(width, keys, counter, data, (start, TailInput::Buffer));
 }
 
 /// Output stride `i` = input stride `i` XOR `keystream`. A whole stride has a constant
@@ -403,12 +404,32 @@ pub(crate) fn xor_stride<W: Width>(
     i: usize,
     keystream: &[W::Reg; STRIDE],
 ) {
-    let mut values = *keystream;
-    for (value, bytes) in values.iter_mut().zip(stride::<W>(data.get_in(), i)) {
-        *value = width.xor(width.load(bytes), *value);
+    let input = load_stride(width, stride::<W>(data.get_in(), i));
+    store_xor_stride(width, data, i, &input, keystream);
+}
+
+/// A stride's registers, loaded.
+#[inline(always)]
+pub(crate) fn load_stride<W: Width>(width: W, bytes: &[W::Bytes; STRIDE]) -> [W::Reg; STRIDE] {
+    let mut registers = [width.zero(); STRIDE];
+    for (register, bytes) in registers.iter_mut().zip(bytes) {
+        *register = width.load(bytes);
     }
-    for (bytes, value) in stride_mut::<W>(data.get_out(), i).iter_mut().zip(values) {
-        *bytes = width.store(value);
+    registers
+}
+
+/// Output stride `i` = `input` XOR `keystream`, for an input already in registers.
+#[inline(always)]
+pub(crate) fn store_xor_stride<W: Width>(
+    width: W,
+    data: &mut InOutBuf<'_, '_, u8>,
+    i: usize,
+    input: &[W::Reg; STRIDE],
+    keystream: &[W::Reg; STRIDE],
+) {
+    let out = stride_mut::<W>(data.get_out(), i);
+    for ((bytes, &input), &keystream) in out.iter_mut().zip(input).zip(keystream) {
+        *bytes = width.store(width.xor(input, keystream));
     }
 }
 
@@ -448,21 +469,53 @@ fn stride_mut<W: Width>(bytes: &mut [u8], i: usize) -> &mut [W::Bytes; STRIDE] {
 pub(crate) fn xor_whole_registers<W: Width, const N: usize>(
     width: W,
     data: &mut InOutBuf<'_, '_, u8>,
-    start: usize,
+    (start, source): (usize, TailInput<'_>),
     keystream: &[W::Reg; N],
 ) -> usize {
     let end = data.len().min(start + 16 * W::BLOCKS * N);
     let mut values = *keystream;
     let (input, _) = W::registers(&data.get_in()[start..end]);
     let whole = input.len();
-    for (value, bytes) in values.iter_mut().zip(input) {
-        *value = width.xor(width.load(bytes), *value);
+    match source {
+        TailInput::Buffer => {
+            for (value, bytes) in values.iter_mut().zip(input) {
+                *value = width.xor(width.load(bytes), *value);
+            }
+        }
+        TailInput::Fetched(blocks) => {
+            for (r, value) in values.iter_mut().enumerate().take(whole) {
+                *value = width.xor(width.gather(|i| blocks[r * W::BLOCKS + i]), *value);
+            }
+        }
     }
     let (output, _) = W::registers_mut(&mut data.get_out()[start..end]);
     for (bytes, value) in output.iter_mut().zip(values) {
         *bytes = width.store(value);
     }
     whole
+}
+
+/// Where [`xor_tail`] reads its input: the input side of its buffer, or the blocks the
+/// caller already fetched from it (from `start` on, the partial last block zero-padded, as
+/// [`load_last_partial`] gives it) and also hashed, so that both read one fetch.
+#[derive(Clone, Copy)]
+pub(crate) enum TailInput<'a> {
+    Buffer,
+    Fetched(&'a [__m128i]),
+}
+
+impl TailInput<'_> {
+    /// Block `i` from `start` (whole, or the partial last one) of `input`.
+    #[inline(always)]
+    fn block(self, aesni: Aesni, input: &[u8], start: usize, i: usize) -> __m128i {
+        match self {
+            TailInput::Buffer => match input[start + 16 * i..].first_chunk::<16>() {
+                Some(block) => load128(block),
+                None => load_last_partial(aesni, input),
+            },
+            TailInput::Fetched(blocks) => blocks[i],
+        }
+    }
 }
 
 /// The last partial stride, from `start` (a multiple of 16) to the end of `data`: as few
@@ -474,10 +527,10 @@ pub(crate) fn xor_tail<W: Width, const BIG_ENDIAN: bool, const ROUNDS: usize>(
     keys: &[W::Reg; 15],
     counter: &mut Counter<W, BIG_ENDIAN>,
     data: InOutBuf<'_, '_, u8>,
-    start: usize,
+    (start, source): (usize, TailInput<'_>),
 ) {
     let registers = (data.len() - start).div_ceil(16 * W::BLOCKS);
-    let args = (keys, counter, data, start);
+    let args = (keys, counter, data, (start, source));
     match registers {
         0 => {}
         1 => xor_registers::<W, BIG_ENDIAN, ROUNDS, 1>(width, args),
@@ -487,6 +540,15 @@ pub(crate) fn xor_tail<W: Width, const BIG_ENDIAN: bool, const ROUNDS: usize>(
     }
 }
 
+/// What [`xor_tail`] hands [`xor_registers`]: the round keys, the counter, the buffer, and
+/// where the tail starts and is read from.
+type TailArgs<'k, 'i, 'o, W, const BIG_ENDIAN: bool> = (
+    &'k [<W as Width>::Reg; 15],
+    &'k mut Counter<W, BIG_ENDIAN>,
+    InOutBuf<'i, 'o, u8>,
+    (usize, TailInput<'k>),
+);
+
 /// XORs `data` from `start` (at most N registers long) with N registers of keystream: whole
 /// registers directly, then the at most `W::BLOCKS` blocks after them from the next keystream
 /// register. The partial last block is read before anything is written, so that its
@@ -494,17 +556,12 @@ pub(crate) fn xor_tail<W: Width, const BIG_ENDIAN: bool, const ROUNDS: usize>(
 #[inline(always)]
 fn xor_registers<W: Width, const BIG_ENDIAN: bool, const ROUNDS: usize, const N: usize>(
     width: W,
-    (keys, counter, mut data, start): (
-        &[W::Reg; 15],
-        &mut Counter<W, BIG_ENDIAN>,
-        InOutBuf<'_, '_, u8>,
-        usize,
-    ),
+    (keys, counter, mut data, (start, source)): TailArgs<'_, '_, '_, W, BIG_ENDIAN>,
 ) {
     let aesni = width.aesni();
     let has_partial = !data.len().is_multiple_of(16);
     let partial = if has_partial {
-        load_last_partial(aesni, data.get_in())
+        source.block(aesni, data.get_in(), start, (data.len() - start) / 16)
     } else {
         aesni.zero()
     };
@@ -518,17 +575,15 @@ fn xor_registers<W: Width, const BIG_ENDIAN: bool, const ROUNDS: usize, const N:
     let mut state = counter.next::<N>(width);
     encrypt(width, keys, ROUNDS, &mut state);
     let keystream = state;
-    let whole = xor_whole_registers(width, &mut data, start, &keystream);
+    let whole = xor_whole_registers(width, &mut data, (start, source), &keystream);
     // The blocks after the whole registers: at most one whole block (at width 2), then the
     // partial block.
     let next = keystream.get(whole).copied().unwrap_or(width.zero());
     let lone_start = start + whole * 16 * W::BLOCKS;
     let lone_end = data.len() - data.len() % 16;
     for (i, at) in (lone_start..lone_end).step_by(16).enumerate() {
-        let Some(block) = data.get_in()[at..].first_chunk::<16>() else {
-            unreachable!("a whole block lies between lone_start and lone_end");
-        };
-        let value = aesni.xor(load128(block), width.block(next, i));
+        let block = source.block(aesni, data.get_in(), start, (at - start) / 16);
+        let value = aesni.xor(block, width.block(next, i));
         let Some(block) = data.get_out()[at..].first_chunk_mut::<16>() else {
             unreachable!("a whole block lies between lone_start and lone_end");
         };

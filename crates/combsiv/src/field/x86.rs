@@ -327,7 +327,7 @@ pub(crate) fn absorb_stride<W: Width, const REVERSED: bool>(
 /// `W::BLOCKS`); a register's blocks at or past `n` meet the table's zero entry, so their
 /// contents do not matter.
 #[inline(always)]
-fn absorb_each<W: Width, const REVERSED: bool>(
+pub(crate) fn absorb_each<W: Width, const REVERSED: bool>(
     width: W,
     key: &Key,
     mut s: __m128i,
