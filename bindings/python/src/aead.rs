@@ -1,15 +1,13 @@
 //! `AESGCMSIV` and `AESGCM`: the surface of `cryptography`'s classes of the same names, plus
 //! out-of-buffer and batch calls. One implementation ([`Cipher`]) serves both classes.
 
-use std::borrow::Cow;
-
 use combsiv::{Aes128, Aes256, AesGcm, AesGcmSiv, Backend, Error};
 use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
 use zeroize::Zeroize;
 
-use crate::buffer::{Buffer, BytesLike, FreshBytes};
+use crate::buffer::{Buffer, BytesLike, FreshBytes, Snapshot};
 use crate::{InvalidTag, backend_from_name};
 
 /// The tag length of both AEADs.
@@ -26,22 +24,27 @@ const MAX_LEN: usize = (1 << 31) - 1;
 
 /// One AEAD with a key, behind the Python classes.
 pub trait Cipher: Send + Sync {
+    /// Whether a nonce must never repeat under one key (AES-GCM), so that a batch that
+    /// repeats one is refused.
+    const UNIQUE_NONCES: bool;
     /// The error for a nonce this AEAD does not take.
     fn check_nonce(nonce: &[u8]) -> PyResult<()>;
-    /// Seals `plaintext` into `out` (as long) and returns the tag.
+    /// Seals `plaintext` into `out` (as long), or `out` in place when `plaintext` is `None`,
+    /// and returns the tag.
     fn seal(
         &self,
         nonce: &[u8],
         aad: &[u8],
-        plaintext: &[u8],
+        plaintext: Option<&[u8]>,
         out: &mut [u8],
     ) -> Result<[u8; TAG_LEN], Error>;
-    /// Opens `ciphertext` into `out` (as long) if `tag` authenticates it; zeroes `out` if not.
+    /// Opens `ciphertext` into `out` (as long), or `out` in place when `ciphertext` is
+    /// `None`, if `tag` authenticates it; zeroes `out` if not.
     fn open(
         &self,
         nonce: &[u8],
         aad: &[u8],
-        ciphertext: &[u8],
+        ciphertext: Option<&[u8]>,
         out: &mut [u8],
         tag: &[u8; TAG_LEN],
     ) -> Result<(), Error>;
@@ -63,7 +66,28 @@ fn nonce96(nonce: &[u8]) -> Result<&[u8; 12], Error> {
     nonce.try_into().map_err(|_| Error::InvalidNonceLength)
 }
 
+/// One call on an AEAD type: out of place from `input` into `out`, or in place on `out`.
+macro_rules! seal_with {
+    ($cipher:expr, $nonce:expr, $aad:expr, $input:expr, $out:expr) => {
+        match $input {
+            Some(input) => $cipher.encrypt_to_detached($nonce, $aad, input, $out),
+            None => $cipher.encrypt_in_place_detached($nonce, $aad, $out),
+        }
+    };
+}
+
+macro_rules! open_with {
+    ($cipher:expr, $nonce:expr, $aad:expr, $input:expr, $out:expr, $tag:expr) => {
+        match $input {
+            Some(input) => $cipher.decrypt_to_detached($nonce, $aad, input, $out, $tag),
+            None => $cipher.decrypt_in_place_detached($nonce, $aad, $out, $tag),
+        }
+    };
+}
+
 impl Cipher for Siv {
+    const UNIQUE_NONCES: bool = false;
+
     fn check_nonce(nonce: &[u8]) -> PyResult<()> {
         if nonce.len() == 12 {
             Ok(())
@@ -76,13 +100,13 @@ impl Cipher for Siv {
         &self,
         nonce: &[u8],
         aad: &[u8],
-        plaintext: &[u8],
+        plaintext: Option<&[u8]>,
         out: &mut [u8],
     ) -> Result<[u8; TAG_LEN], Error> {
         let nonce = nonce96(nonce)?;
         match self {
-            Siv::Aes128(c) => c.encrypt_to_detached(nonce, aad, plaintext, out),
-            Siv::Aes256(c) => c.encrypt_to_detached(nonce, aad, plaintext, out),
+            Siv::Aes128(c) => seal_with!(c, nonce, aad, plaintext, out),
+            Siv::Aes256(c) => seal_with!(c, nonce, aad, plaintext, out),
         }
     }
 
@@ -90,19 +114,21 @@ impl Cipher for Siv {
         &self,
         nonce: &[u8],
         aad: &[u8],
-        ciphertext: &[u8],
+        ciphertext: Option<&[u8]>,
         out: &mut [u8],
         tag: &[u8; TAG_LEN],
     ) -> Result<(), Error> {
         let nonce = nonce96(nonce)?;
         match self {
-            Siv::Aes128(c) => c.decrypt_to_detached(nonce, aad, ciphertext, out, tag),
-            Siv::Aes256(c) => c.decrypt_to_detached(nonce, aad, ciphertext, out, tag),
+            Siv::Aes128(c) => open_with!(c, nonce, aad, ciphertext, out, tag),
+            Siv::Aes256(c) => open_with!(c, nonce, aad, ciphertext, out, tag),
         }
     }
 }
 
 impl Cipher for Gcm {
+    const UNIQUE_NONCES: bool = true;
+
     fn check_nonce(nonce: &[u8]) -> PyResult<()> {
         if (8..=128).contains(&nonce.len()) {
             Ok(())
@@ -117,21 +143,24 @@ impl Cipher for Gcm {
         &self,
         nonce: &[u8],
         aad: &[u8],
-        plaintext: &[u8],
+        plaintext: Option<&[u8]>,
         out: &mut [u8],
     ) -> Result<[u8; TAG_LEN], Error> {
         if let Ok(nonce) = nonce96(nonce) {
             return match self {
-                Gcm::Aes128(c) => c.encrypt_to_detached(nonce, aad, plaintext, out),
-                Gcm::Aes256(c) => c.encrypt_to_detached(nonce, aad, plaintext, out),
+                Gcm::Aes128(c) => seal_with!(c, nonce, aad, plaintext, out),
+                Gcm::Aes256(c) => seal_with!(c, nonce, aad, plaintext, out),
             };
         }
         // Other IV lengths (SP 800-38D derives J0 with GHASH): the allocating API.
-        let mut sealed = match self {
-            Gcm::Aes128(c) => c.encrypt_with_iv(nonce, aad, plaintext)?,
-            Gcm::Aes256(c) => c.encrypt_with_iv(nonce, aad, plaintext)?,
+        let mut sealed = {
+            let plaintext = plaintext.unwrap_or(out);
+            match self {
+                Gcm::Aes128(c) => c.encrypt_with_iv(nonce, aad, plaintext)?,
+                Gcm::Aes256(c) => c.encrypt_with_iv(nonce, aad, plaintext)?,
+            }
         };
-        let (body, tag) = sealed.split_at(plaintext.len());
+        let (body, tag) = sealed.split_at(out.len());
         out.copy_from_slice(body);
         let tag = tag.try_into().map_err(|_| Error::InvalidLength);
         sealed.zeroize();
@@ -142,18 +171,18 @@ impl Cipher for Gcm {
         &self,
         nonce: &[u8],
         aad: &[u8],
-        ciphertext: &[u8],
+        ciphertext: Option<&[u8]>,
         out: &mut [u8],
         tag: &[u8; TAG_LEN],
     ) -> Result<(), Error> {
         if let Ok(nonce) = nonce96(nonce) {
             return match self {
-                Gcm::Aes128(c) => c.decrypt_to_detached(nonce, aad, ciphertext, out, tag),
-                Gcm::Aes256(c) => c.decrypt_to_detached(nonce, aad, ciphertext, out, tag),
+                Gcm::Aes128(c) => open_with!(c, nonce, aad, ciphertext, out, tag),
+                Gcm::Aes256(c) => open_with!(c, nonce, aad, ciphertext, out, tag),
             };
         }
-        let mut sealed = Vec::with_capacity(ciphertext.len() + TAG_LEN);
-        sealed.extend_from_slice(ciphertext);
+        let mut sealed = Vec::with_capacity(out.len() + TAG_LEN);
+        sealed.extend_from_slice(ciphertext.unwrap_or(out));
         sealed.extend_from_slice(tag);
         let opened = match self {
             Gcm::Aes128(c) => c.decrypt_with_iv(nonce, aad, &sealed),
@@ -207,7 +236,7 @@ pub fn key_of<T>(
     new: impl FnOnce(&[u8], Backend) -> Result<T, Error>,
 ) -> PyResult<T> {
     let key = BytesLike::new(key)?;
-    let key = key.bytes();
+    let key = key.snapshot();
     if key.len() != 16 && key.len() != 32 {
         return Err(PyValueError::new_err(
             "combsiv keys must be 128 or 256 bits (16 or 32 bytes)",
@@ -217,7 +246,7 @@ pub fn key_of<T>(
         Some(name) => backend_from_name(name)?,
         None => Backend::detected(),
     };
-    new(key, backend).map_err(|e| PyValueError::new_err(e.to_string()))
+    new(&key, backend).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
 /// `generate_key(bit_length)`: 128 or 256 random bits from the operating system.
@@ -254,11 +283,12 @@ type Args<'a, 'py> = (
     Option<&'a Bound<'py, PyAny>>,
 );
 
-/// The arguments every call checks the same way: nonce, data and associated data.
+/// The arguments every call checks the same way: nonce, data and associated data. The nonce
+/// and the associated data are read once, here; the data by the call, into its output.
 struct Call<'py> {
-    nonce: BytesLike<'py>,
+    nonce: Snapshot<'py>,
     data: BytesLike<'py>,
-    aad: Option<BytesLike<'py>>,
+    aad: Option<Snapshot<'py>>,
 }
 
 impl<'py> Call<'py> {
@@ -268,30 +298,32 @@ impl<'py> Call<'py> {
         aad: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Call<'py>> {
         let call = Call {
-            nonce: BytesLike::new(nonce)?,
+            nonce: BytesLike::new(nonce)?.into_snapshot(),
             data: BytesLike::new(data)?,
-            aad: BytesLike::optional(aad)?,
+            aad: BytesLike::optional(aad)?.map(BytesLike::into_snapshot),
         };
-        C::check_nonce(call.nonce.bytes())?;
-        check_len(call.data.bytes().len())?;
+        C::check_nonce(&call.nonce)?;
+        check_len(call.data.len())?;
         check_len(call.aad().len())?;
         Ok(call)
     }
 
     fn aad(&self) -> &[u8] {
-        self.aad.as_ref().map_or(&[], BytesLike::bytes)
+        self.aad.as_deref().unwrap_or(&[])
     }
 
-    /// Nonce, associated data and data, copied if any of them shares memory with `out` (a
-    /// caller may pass one bytearray as input and output): the kernels must not read an
-    /// input while they write the output over it.
-    fn apart_from(&self, out: &Buffer<'_>) -> [Cow<'_, [u8]>; 3] {
-        let parts = [self.nonce.bytes(), self.aad(), self.data.bytes()];
-        if parts.iter().any(|part| out.overlaps(part)) {
-            parts.map(|part| Cow::Owned(part.to_vec()))
-        } else {
-            parts.map(Cow::Borrowed)
+    /// The data's last 16 bytes as a tag, read once; `InvalidTag` if it is shorter.
+    fn tag(&self) -> PyResult<[u8; TAG_LEN]> {
+        let body = self
+            .data
+            .len()
+            .checked_sub(TAG_LEN)
+            .ok_or_else(|| InvalidTag::new_err(()))?;
+        let mut tag = [0; TAG_LEN];
+        if let Some(bytes) = self.data.read_or_copy_into(body, &mut tag) {
+            tag.copy_from_slice(bytes);
         }
+        Ok(tag)
     }
 }
 
@@ -301,12 +333,12 @@ pub fn encrypt<'py, C: Cipher>(
     (nonce, data, aad): Args<'_, 'py>,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let call = Call::new::<C>(nonce, data, aad)?;
-    let (nonce, aad, plaintext) = (call.nonce.bytes(), call.aad(), call.data.bytes());
-    PyBytes::new_with(py, plaintext.len() + TAG_LEN, |out| {
-        let (body, tag) = out.split_at_mut(plaintext.len());
-        let sealed = maybe_detach(py, plaintext.len(), || {
-            cipher.seal(nonce, aad, plaintext, body)
-        });
+    let len = call.data.len();
+    PyBytes::new_with(py, len + TAG_LEN, |out| {
+        let (body, tag) = out.split_at_mut(len);
+        let plaintext = call.data.read_or_copy_into(0, body);
+        let (nonce, aad) = (&*call.nonce, call.aad());
+        let sealed = maybe_detach(py, len, || cipher.seal(nonce, aad, plaintext, body));
         tag.copy_from_slice(&sealed.map_err(to_py)?);
         Ok(())
     })
@@ -318,15 +350,12 @@ pub fn decrypt<'py, C: Cipher>(
     (nonce, data, aad): Args<'_, 'py>,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let call = Call::new::<C>(nonce, data, aad)?;
-    let (nonce, aad) = (call.nonce.bytes(), call.aad());
-    let Some((ciphertext, tag)) = call.data.bytes().split_last_chunk::<TAG_LEN>() else {
-        return Err(InvalidTag::new_err(()));
-    };
-    PyBytes::new_with(py, ciphertext.len(), |out| {
-        maybe_detach(py, ciphertext.len(), || {
-            cipher.open(nonce, aad, ciphertext, out, tag)
-        })
-        .map_err(to_py)
+    let tag = call.tag()?;
+    let len = call.data.len() - TAG_LEN;
+    PyBytes::new_with(py, len, |out| {
+        let ciphertext = call.data.read_or_copy_into(0, out);
+        let (nonce, aad) = (&*call.nonce, call.aad());
+        maybe_detach(py, len, || cipher.open(nonce, aad, ciphertext, out, &tag)).map_err(to_py)
     })
 }
 
@@ -334,65 +363,62 @@ fn wrong_size(expected: usize) -> PyErr {
     PyValueError::new_err(format!("buffer must be {expected} bytes"))
 }
 
+/// `encrypt_into` and `decrypt_into` write the caller's own buffer, which Python threads
+/// could write too if the GIL were released: they keep it for the whole call.
 pub fn encrypt_into<'py, C: Cipher>(
-    py: Python<'py>,
     cipher: &C,
     (nonce, data, aad): Args<'_, 'py>,
     buf: &Bound<'py, PyAny>,
 ) -> PyResult<usize> {
     let call = Call::new::<C>(nonce, data, aad)?;
+    let len = call.data.len();
     let mut buffer = Buffer::writable(buf)?;
-    let [nonce, aad, plaintext] = call.apart_from(&buffer);
-    let (nonce, aad, plaintext) = (&*nonce, &*aad, &*plaintext);
     let out = buffer.bytes_mut();
-    if out.len() != plaintext.len() + TAG_LEN {
-        return Err(wrong_size(plaintext.len() + TAG_LEN));
+    if out.len() != len + TAG_LEN {
+        return Err(wrong_size(len + TAG_LEN));
     }
-    let (body, tag) = out.split_at_mut(plaintext.len());
-    let sealed = maybe_detach(py, plaintext.len(), || {
-        cipher.seal(nonce, aad, plaintext, body)
-    })
-    .map_err(to_py)?;
+    let (body, tag) = out.split_at_mut(len);
+    let plaintext = call.data.read_or_copy_into(0, body);
+    let sealed = cipher
+        .seal(&call.nonce, call.aad(), plaintext, body)
+        .map_err(to_py)?;
     tag.copy_from_slice(&sealed);
-    Ok(plaintext.len() + TAG_LEN)
+    Ok(len + TAG_LEN)
 }
 
 pub fn decrypt_into<'py, C: Cipher>(
-    py: Python<'py>,
     cipher: &C,
     (nonce, data, aad): Args<'_, 'py>,
     buf: &Bound<'py, PyAny>,
 ) -> PyResult<usize> {
     let call = Call::new::<C>(nonce, data, aad)?;
+    let tag = call.tag()?;
+    let len = call.data.len() - TAG_LEN;
     let mut buffer = Buffer::writable(buf)?;
-    let [nonce, aad, data] = call.apart_from(&buffer);
-    let (nonce, aad) = (&*nonce, &*aad);
-    let Some((ciphertext, tag)) = data.split_last_chunk::<TAG_LEN>() else {
-        return Err(InvalidTag::new_err(()));
-    };
     let out = buffer.bytes_mut();
-    if out.len() != ciphertext.len() {
-        return Err(wrong_size(ciphertext.len()));
+    if out.len() != len {
+        return Err(wrong_size(len));
     }
-    maybe_detach(py, ciphertext.len(), || {
-        cipher.open(nonce, aad, ciphertext, out, tag)
-    })
-    .map_err(to_py)?;
-    Ok(ciphertext.len())
+    let ciphertext = call.data.read_or_copy_into(0, out);
+    cipher
+        .open(&call.nonce, call.aad(), ciphertext, out, &tag)
+        .map_err(to_py)?;
+    Ok(len)
 }
 
 /// The arguments of a batch: one nonce and one message each, and associated data that is
-/// absent, shared (one bytes-like object) or per message (a sequence as long).
+/// absent, shared (one bytes-like object) or per message (a sequence as long). Nonces and
+/// associated data are read once, here; each message by the call, into its output.
 struct Batch<'py> {
-    nonces: Vec<BytesLike<'py>>,
+    nonces: Vec<Snapshot<'py>>,
     messages: Vec<BytesLike<'py>>,
     aads: Aads<'py>,
 }
 
 enum Aads<'py> {
     None,
-    Shared(BytesLike<'py>),
-    Each(Vec<BytesLike<'py>>),
+    Shared(Snapshot<'py>),
+    Each(Vec<Snapshot<'py>>),
 }
 
 fn bytes_likes<'py>(seq: &Bound<'py, PyAny>, what: &str) -> PyResult<Vec<BytesLike<'py>>> {
@@ -406,13 +432,20 @@ fn bytes_likes<'py>(seq: &Bound<'py, PyAny>, what: &str) -> PyResult<Vec<BytesLi
         .collect()
 }
 
+fn snapshots<'py>(seq: &Bound<'py, PyAny>, what: &str) -> PyResult<Vec<Snapshot<'py>>> {
+    Ok(bytes_likes(seq, what)?
+        .into_iter()
+        .map(BytesLike::into_snapshot)
+        .collect())
+}
+
 impl<'py> Batch<'py> {
-    fn new(
+    fn new<C: Cipher>(
         nonces: &Bound<'py, PyAny>,
         messages: &Bound<'py, PyAny>,
         aad: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Batch<'py>> {
-        let nonces = bytes_likes(nonces, "nonces")?;
+        let nonces = snapshots(nonces, "nonces")?;
         let messages = bytes_likes(messages, "messages")?;
         if nonces.len() != messages.len() {
             return Err(PyValueError::new_err(format!(
@@ -424,9 +457,9 @@ impl<'py> Batch<'py> {
         let aads = match aad.filter(|aad| !aad.is_none()) {
             None => Aads::None,
             Some(aad) => match BytesLike::new(aad) {
-                Ok(shared) => Aads::Shared(shared),
+                Ok(shared) => Aads::Shared(shared.into_snapshot()),
                 Err(_) => {
-                    let each = bytes_likes(aad, "associated_data")?;
+                    let each = snapshots(aad, "associated_data")?;
                     if each.len() != messages.len() {
                         return Err(PyValueError::new_err(format!(
                             "{} associated data for {} messages",
@@ -438,68 +471,63 @@ impl<'py> Batch<'py> {
                 }
             },
         };
-        Ok(Batch {
+        let batch = Batch {
             nonces,
             messages,
             aads,
-        })
-    }
-
-    /// The bytes of every message, looked up once (each lookup is a call into Python's C
-    /// API) and checked.
-    fn plain<C: Cipher>(&self) -> PyResult<Vec<Item<'_>>> {
-        let shared = match &self.aads {
-            Aads::Shared(aad) => aad.bytes(),
-            _ => &[],
         };
-        let items: Vec<Item<'_>> = (0..self.messages.len())
-            .map(|i| Item {
-                nonce: self.nonces[i].bytes(),
-                message: self.messages[i].bytes(),
-                aad: match &self.aads {
-                    Aads::Each(aads) => aads[i].bytes(),
-                    _ => shared,
-                },
-            })
-            .collect();
-        for item in &items {
-            C::check_nonce(item.nonce)?;
-            check_len(item.message.len())?;
-            check_len(item.aad.len())?;
+        for i in 0..batch.messages.len() {
+            C::check_nonce(&batch.nonces[i])?;
+            check_len(batch.messages[i].len())?;
+            check_len(batch.aad(i).len())?;
         }
-        Ok(items)
+        Ok(batch)
+    }
+
+    /// Every message's nonce and associated data, for the part of the call without the GIL.
+    fn nonces_and_aads(&self) -> (Vec<&[u8]>, Vec<&[u8]>) {
+        let nonces = self.nonces.iter().map(|nonce| &**nonce).collect();
+        let aads = (0..self.nonces.len()).map(|i| self.aad(i)).collect();
+        (nonces, aads)
+    }
+
+    fn aad(&self, i: usize) -> &[u8] {
+        match &self.aads {
+            Aads::None => &[],
+            Aads::Shared(aad) => aad,
+            Aads::Each(aads) => &aads[i],
+        }
     }
 }
 
-/// One message of a batch, borrowed from the Python objects (which the [`Batch`] keeps
-/// alive and exported), for the part of the call that runs without the GIL.
-struct Item<'a> {
-    nonce: &'a [u8],
-    message: &'a [u8],
-    aad: &'a [u8],
-}
-
-/// Every message sealed straight from its input into its output `bytes` object (the
-/// out-of-place kernel, message after message, in one call without the GIL). The library's
-/// `seal_batch` runs the same kernel per message but in place, which here would cost a copy
-/// of every message first (7 % of the time on the Internet mix).
+/// Every message sealed from its input into its output `bytes` object (out of place from a
+/// `bytes` message, in place on the output for any other, which is copied there first), in
+/// one call without the GIL. The library's `seal_batch` runs the same kernel per message but
+/// in place, which for `bytes` messages would cost a copy of every message first (7 % of
+/// the time on the Internet mix).
 pub fn encrypt_many<'py, C: Cipher>(
     py: Python<'py>,
     cipher: &C,
     (nonces, messages, aad): Args<'_, 'py>,
 ) -> PyResult<Bound<'py, PyList>> {
-    let batch = Batch::new(nonces, messages, aad)?;
-    let items = batch.plain::<C>()?;
-    let lens: Vec<usize> = items
-        .iter()
-        .map(|item| item.message.len() + TAG_LEN)
-        .collect();
+    let batch = Batch::new::<C>(nonces, messages, aad)?;
+    if C::UNIQUE_NONCES {
+        refuse_repeated(&batch.nonces)?;
+    }
+    let lens: Vec<usize> = batch.messages.iter().map(|m| m.len() + TAG_LEN).collect();
     let mut outputs = FreshBytes::new(py, &lens)?;
     let mut contents = outputs.contents_mut();
+    let inputs: Vec<Option<&[u8]>> = batch
+        .messages
+        .iter()
+        .zip(contents.iter_mut())
+        .map(|(message, out)| message.read_or_copy_into(0, &mut out[..message.len()]))
+        .collect();
+    let (nonces, aads) = batch.nonces_and_aads();
     maybe_detach(py, lens.iter().sum(), || -> Result<(), Error> {
-        for (item, out) in items.iter().zip(contents.iter_mut()) {
-            let (body, tag) = out.split_at_mut(item.message.len());
-            tag.copy_from_slice(&cipher.seal(item.nonce, item.aad, item.message, body)?);
+        for (i, (input, out)) in inputs.iter().zip(contents.iter_mut()).enumerate() {
+            let (body, tag) = out.split_at_mut(out.len() - TAG_LEN);
+            tag.copy_from_slice(&cipher.seal(nonces[i], aads[i], *input, body)?);
         }
         Ok(())
     })
@@ -508,35 +536,64 @@ pub fn encrypt_many<'py, C: Cipher>(
     PyList::new(py, outputs.into_objects())
 }
 
-/// Every message opened straight into its output `bytes` object; the ones that fail are
-/// zeroed by the library and never returned.
+/// `ValueError` if a nonce appears twice: under AES-GCM, two messages with one nonce reveal
+/// the XOR of their plaintexts and let anyone forge tags.
+fn refuse_repeated(nonces: &[Snapshot<'_>]) -> PyResult<()> {
+    let mut seen = std::collections::HashMap::with_capacity(nonces.len());
+    for (i, nonce) in nonces.iter().enumerate() {
+        if let Some(first) = seen.insert(&**nonce, i) {
+            return Err(PyValueError::new_err(format!(
+                "messages {first} and {i} have the same nonce: AES-GCM must never reuse a \
+                 nonce under one key (AESGCMSIV tolerates it)"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Every message opened into its output `bytes` object (copied there first unless it is a
+/// `bytes` object); the ones that fail are zeroed by the library and never returned.
 pub fn decrypt_many<'py, C: Cipher>(
     py: Python<'py>,
     cipher: &C,
     (nonces, messages, aad): Args<'_, 'py>,
 ) -> PyResult<Bound<'py, PyList>> {
-    let batch = Batch::new(nonces, messages, aad)?;
-    let items = batch.plain::<C>()?;
+    let batch = Batch::new::<C>(nonces, messages, aad)?;
     // A message shorter than a tag cannot be authentic: it fails alone.
-    let split: Vec<Option<(&[u8], &[u8; TAG_LEN])>> = items
+    let tags: Vec<Option<[u8; TAG_LEN]>> = batch
+        .messages
         .iter()
-        .map(|item| item.message.split_last_chunk::<TAG_LEN>())
+        .map(|message| {
+            let body = message.len().checked_sub(TAG_LEN)?;
+            let mut tag = [0; TAG_LEN];
+            if let Some(bytes) = message.read_or_copy_into(body, &mut tag) {
+                tag.copy_from_slice(bytes);
+            }
+            Some(tag)
+        })
         .collect();
-    let lens: Vec<usize> = split
+    let lens: Vec<usize> = batch
+        .messages
         .iter()
-        .map(|s| s.map_or(0, |(c, _)| c.len()))
+        .map(|m| m.len().saturating_sub(TAG_LEN))
         .collect();
     let mut outputs = FreshBytes::new(py, &lens)?;
     let mut contents = outputs.contents_mut();
+    let inputs: Vec<Option<&[u8]>> = batch
+        .messages
+        .iter()
+        .zip(contents.iter_mut())
+        .map(|(message, out)| message.read_or_copy_into(0, out))
+        .collect();
+    let (nonces, aads) = batch.nonces_and_aads();
     let authentic: Vec<bool> = maybe_detach(py, lens.iter().sum(), || {
         contents
             .iter_mut()
             .enumerate()
             .map(|(i, out)| {
-                split[i].is_some_and(|(ciphertext, tag)| {
-                    let item = &items[i];
+                tags[i].is_some_and(|tag| {
                     cipher
-                        .open(item.nonce, item.aad, ciphertext, out, tag)
+                        .open(nonces[i], aads[i], inputs[i], out, &tag)
                         .is_ok()
                 })
             })

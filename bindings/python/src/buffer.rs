@@ -18,6 +18,7 @@ use pyo3::exceptions::PyBufferError;
 use pyo3::ffi::{Py_ssize_t, PyObject};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
+use zeroize::Zeroizing;
 
 /// `Py_buffer` from CPython's `Include/pybuffer.h`.
 #[repr(C)]
@@ -46,9 +47,9 @@ unsafe extern "C" {
 }
 
 /// An exported buffer: while it lives the exporter keeps the memory where it is (a
-/// `bytearray` refuses to resize), so the bytes can be used without the GIL. The data itself
-/// is the caller's: one that mutates a buffer while a call reads it gets an unspecified
-/// result, as with `hashlib`.
+/// `bytearray` refuses to resize). Its contents are not ours: another thread (or, for a
+/// mapped file, another process) can write them at any time, so inputs are copied out of
+/// it ([`BytesLike`]) and outputs are written into it with the GIL held.
 pub struct Buffer<'py> {
     raw: RawBuffer,
     _py: PhantomData<Python<'py>>,
@@ -87,7 +88,7 @@ impl<'py> Buffer<'py> {
     }
 
     /// A read-only view of a bytes-like object.
-    pub fn read(obj: &Bound<'py, PyAny>) -> PyResult<Buffer<'py>> {
+    fn read(obj: &Bound<'py, PyAny>) -> PyResult<Buffer<'py>> {
         Buffer::get(obj, SIMPLE)
     }
 
@@ -100,22 +101,31 @@ impl<'py> Buffer<'py> {
         self.raw.len as usize
     }
 
-    pub fn bytes(&self) -> &[u8] {
-        if self.raw.len == 0 {
-            return &[];
+    /// Copies `out.len()` bytes from `start` into `out`; panics past the end (callers check
+    /// lengths first).
+    fn copy_into(&self, start: usize, out: &mut [u8]) {
+        assert!(
+            start
+                .checked_add(out.len())
+                .is_some_and(|end| end <= self.len()),
+            "a copy past the end of an exported buffer"
+        );
+        if !out.is_empty() {
+            // SAFETY: a successful PyBUF_SIMPLE export is `len` contiguous bytes at `buf`,
+            // valid until the buffer is released in `drop`, and `start + out.len() <= len`
+            // (asserted); `out` is our own memory, so the two do not overlap (a writable
+            // output `out` is a different export: `decrypt_into` of a buffer into itself
+            // copies between the same bytes, which `copy` would allow, so it is used). No
+            // reference to the exporter's bytes is made: they may change while they are
+            // copied, and the copy is what the call then uses.
+            unsafe {
+                core::ptr::copy(
+                    self.raw.buf.cast::<u8>().add(start),
+                    out.as_mut_ptr(),
+                    out.len(),
+                )
+            }
         }
-        // SAFETY: a successful PyBUF_SIMPLE export is `len` contiguous bytes at `buf`, which
-        // stay valid until the buffer is released in `drop`.
-        unsafe { core::slice::from_raw_parts(self.raw.buf.cast::<u8>(), self.len()) }
-    }
-
-    /// Whether `bytes` shares memory with this buffer (compared as addresses, without
-    /// making a reference to this buffer's contents).
-    pub fn overlaps(&self, bytes: &[u8]) -> bool {
-        let start = self.raw.buf as usize;
-        let end = start + self.len();
-        let other = bytes.as_ptr() as usize;
-        !bytes.is_empty() && self.len() != 0 && other < end && start < other + bytes.len()
     }
 
     /// The bytes, writable; only for a buffer got with [`Buffer::writable`].
@@ -138,11 +148,16 @@ impl Drop for Buffer<'_> {
     }
 }
 
-/// Any bytes-like argument: `bytes` read directly (the common case, without exporting a
-/// buffer), anything else through the buffer protocol.
+/// Any bytes-like argument. A `bytes` object is immutable and read in place. Anything else
+/// (`bytearray`, `memoryview`, `array`, `mmap`, NumPy arrays) another thread or process
+/// can write at any time, so a call reads it exactly once, into memory of its own: a
+/// [`Snapshot`] for small arguments, or the call's output, where the work then runs in place
+/// ([`BytesLike::read_or_copy_into`]; the copy replaces the zeroing a new output gets anyway).
+/// Read twice, a changing plaintext gives AES-GCM-SIV a ciphertext that never opens, and a
+/// changing ciphertext could be decrypted other than it was authenticated.
 pub enum BytesLike<'py> {
     Bytes(Bound<'py, PyBytes>),
-    Buffer(Buffer<'py>),
+    Exported(Buffer<'py>),
 }
 
 impl<'py> BytesLike<'py> {
@@ -154,7 +169,7 @@ impl<'py> BytesLike<'py> {
     pub fn from_owned(obj: Bound<'py, PyAny>) -> PyResult<BytesLike<'py>> {
         match obj.cast_into::<PyBytes>() {
             Ok(bytes) => Ok(BytesLike::Bytes(bytes)),
-            Err(e) => Buffer::read(&e.into_inner()).map(BytesLike::Buffer),
+            Err(e) => Buffer::read(&e.into_inner()).map(BytesLike::Exported),
         }
     }
 
@@ -165,10 +180,57 @@ impl<'py> BytesLike<'py> {
             .transpose()
     }
 
-    pub fn bytes(&self) -> &[u8] {
+    pub fn len(&self) -> usize {
         match self {
-            BytesLike::Bytes(bytes) => bytes.as_bytes(),
-            BytesLike::Buffer(buffer) => buffer.bytes(),
+            BytesLike::Bytes(bytes) => bytes.as_bytes().len(),
+            BytesLike::Exported(buffer) => buffer.len(),
+        }
+    }
+
+    /// The bytes, read once: in place for `bytes`, otherwise copied (and wiped after use).
+    pub fn snapshot(&self) -> Snapshot<'py> {
+        match self {
+            BytesLike::Bytes(bytes) => Snapshot::Bytes(bytes.clone()),
+            BytesLike::Exported(buffer) => {
+                let mut copy = Zeroizing::new(vec![0; buffer.len()]);
+                buffer.copy_into(0, &mut copy);
+                Snapshot::Copied(copy)
+            }
+        }
+    }
+
+    /// [`BytesLike::snapshot`], releasing an exported buffer at once.
+    pub fn into_snapshot(self) -> Snapshot<'py> {
+        self.snapshot()
+    }
+
+    /// The bytes from `start` to read in place (`bytes`), or `None` once `out.len()` of them
+    /// are copied into `out` (anything else), for the call to work on in place.
+    pub fn read_or_copy_into(&self, start: usize, out: &mut [u8]) -> Option<&[u8]> {
+        match self {
+            BytesLike::Bytes(bytes) => Some(&bytes.as_bytes()[start..start + out.len()]),
+            BytesLike::Exported(buffer) => {
+                buffer.copy_into(start, out);
+                None
+            }
+        }
+    }
+}
+
+/// Bytes a call reads: a `bytes` object's own, or a copy wiped when dropped (it may be a key
+/// or plaintext).
+pub enum Snapshot<'py> {
+    Bytes(Bound<'py, PyBytes>),
+    Copied(Zeroizing<Vec<u8>>),
+}
+
+impl core::ops::Deref for Snapshot<'_> {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            Snapshot::Bytes(bytes) => bytes.as_bytes(),
+            Snapshot::Copied(copy) => copy,
         }
     }
 }

@@ -15,9 +15,8 @@ use crate::InvalidTag;
 use crate::buffer::BytesLike;
 
 fn master_key(key: &Bound<'_, PyAny>) -> PyResult<MasterKey> {
-    let key = BytesLike::new(key)?;
-    let mut bytes: [u8; 32] = key
-        .bytes()
+    let key = BytesLike::new(key)?.into_snapshot();
+    let mut bytes: [u8; 32] = (*key)
         .try_into()
         .map_err(|_| PyValueError::new_err("a master key is 32 bytes"))?;
     let master = MasterKey::new(bytes);

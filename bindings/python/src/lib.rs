@@ -134,31 +134,30 @@ macro_rules! aead_class {
             }
 
             /// `encrypt` into the writable `buf` of exactly `len(data) + 16` bytes; returns
-            /// the length written.
+            /// the length written. Holds the GIL throughout: `buf` is the caller's.
             #[pyo3(signature = (nonce, data, associated_data, buf))]
             fn encrypt_into<'py>(
                 &self,
-                py: Python<'py>,
                 nonce: &Bound<'py, PyAny>,
                 data: &Bound<'py, PyAny>,
                 associated_data: Option<&Bound<'py, PyAny>>,
                 buf: &Bound<'py, PyAny>,
             ) -> PyResult<usize> {
-                aead::encrypt_into(py, &self.cipher, (nonce, data, associated_data), buf)
+                aead::encrypt_into(&self.cipher, (nonce, data, associated_data), buf)
             }
 
             /// `decrypt` into the writable `buf` of exactly `len(data) - 16` bytes, which is
-            /// zeroed if the data is not authentic; returns the length written.
+            /// zeroed if the data is not authentic; returns the length written. Holds the
+            /// GIL throughout: `buf` is the caller's.
             #[pyo3(signature = (nonce, data, associated_data, buf))]
             fn decrypt_into<'py>(
                 &self,
-                py: Python<'py>,
                 nonce: &Bound<'py, PyAny>,
                 data: &Bound<'py, PyAny>,
                 associated_data: Option<&Bound<'py, PyAny>>,
                 buf: &Bound<'py, PyAny>,
             ) -> PyResult<usize> {
-                aead::decrypt_into(py, &self.cipher, (nonce, data, associated_data), buf)
+                aead::decrypt_into(&self.cipher, (nonce, data, associated_data), buf)
             }
 
             /// `encrypt` of every message under its nonce, in one call. `associated_data` is
@@ -264,12 +263,12 @@ impl SealerClass {
         data: &Bound<'py, PyAny>,
         associated_data: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let data = BytesLike::new(data)?;
-        let aad = BytesLike::optional(associated_data)?;
-        let aad = aad.as_ref().map_or(&[][..], BytesLike::bytes);
+        let data = BytesLike::new(data)?.into_snapshot();
+        let aad = BytesLike::optional(associated_data)?.map(BytesLike::into_snapshot);
+        let aad = aad.as_deref().unwrap_or(&[]);
         let sealed = match &self.sealer {
-            AnySealer::Aes128(s) => s.seal(aad, data.bytes()),
-            AnySealer::Aes256(s) => s.seal(aad, data.bytes()),
+            AnySealer::Aes128(s) => s.seal(aad, &data),
+            AnySealer::Aes256(s) => s.seal(aad, &data),
         }
         .map_err(to_py)?;
         Ok(PyBytes::new(py, &sealed))
@@ -284,12 +283,12 @@ impl SealerClass {
         sealed: &Bound<'py, PyAny>,
         associated_data: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let sealed = BytesLike::new(sealed)?;
-        let aad = BytesLike::optional(associated_data)?;
-        let aad = aad.as_ref().map_or(&[][..], BytesLike::bytes);
+        let sealed = BytesLike::new(sealed)?.into_snapshot();
+        let aad = BytesLike::optional(associated_data)?.map(BytesLike::into_snapshot);
+        let aad = aad.as_deref().unwrap_or(&[]);
         let mut opened = match &self.sealer {
-            AnySealer::Aes128(s) => s.open(aad, sealed.bytes()),
-            AnySealer::Aes256(s) => s.open(aad, sealed.bytes()),
+            AnySealer::Aes128(s) => s.open(aad, &sealed),
+            AnySealer::Aes256(s) => s.open(aad, &sealed),
         }
         .map_err(to_py)?;
         let bytes = PyBytes::new(py, &opened);

@@ -166,3 +166,12 @@ def test_files_fail_cleanly(tmp_path):
         combsiv.encrypt_file(tmp_path / "plain", tmp_path / "x", b"short")
     with pytest.raises(ValueError):
         combsiv.load_key_file(tmp_path / "plain")
+
+
+def test_gcm_batches_refuse_a_repeated_nonce():
+    nonce = b"\7" * 12
+    with pytest.raises(ValueError, match="messages 0 and 2 have the same nonce"):
+        combsiv.AESGCM(bytes(16)).encrypt_many([nonce, b"\1" * 12, nonce], [b"a", b"b", b"c"])
+    # AES-GCM-SIV is built for it: the same message under one nonce just seals alike.
+    sealed = combsiv.AESGCMSIV(bytes(16)).encrypt_many([nonce, nonce], [b"a", b"a"])
+    assert sealed[0] == sealed[1]
