@@ -41,6 +41,8 @@ mod pipeline;
 
 use alloc::string::String;
 use core::fmt;
+#[cfg(unix)]
+use std::fs::File;
 use std::io::{self, Read, Write};
 
 pub use header::{
@@ -90,6 +92,9 @@ pub enum StreamError {
     Panicked(String),
     /// A cryptographic operation failed (e.g. no randomness).
     Crypto(Error),
+    /// The input file changed (its size or modification time) while it was read: the output
+    /// is not the file's contents at any one moment, and must be discarded.
+    InputChanged,
 }
 
 impl fmt::Display for StreamError {
@@ -130,6 +135,9 @@ impl fmt::Display for StreamError {
             }
             StreamError::Panicked(what) => write!(f, "the stream stopped: {what}"),
             StreamError::Crypto(e) => write!(f, "{e}"),
+            StreamError::InputChanged => f.write_str(
+                "the input file changed (size or modification time) while it was being read",
+            ),
         }
     }
 }
@@ -225,20 +233,40 @@ fn read_full(input: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
     Ok(filled)
 }
 
-/// Where a stream's chunks come from: a reader, each chunk copied into its slot's buffer,
-/// or bytes already in memory, each slot naming its range (nothing is copied; the AEAD reads
-/// the range and writes the slot's buffer).
+/// Where a stream's chunks come from: a reader, each chunk copied into its slot's buffer
+/// by whoever holds the input; bytes in memory, each slot naming its range (nothing is
+/// copied; the AEAD reads the range and writes the slot's buffer); or a file, each slot
+/// naming its range for the worker to read into its own buffer with a positional read.
 enum Source<'m, R> {
     Reader(R),
-    Memory { bytes: &'m [u8], position: usize },
+    Memory {
+        bytes: &'m [u8],
+        position: usize,
+    },
+    #[cfg(unix)]
+    File {
+        file: &'m File,
+        len: u64,
+        position: u64,
+    },
+}
+
+/// Where a worker fetches a slot's input that is not in its buffer (see [`Source`]).
+#[derive(Clone, Copy)]
+enum Fetch<'m> {
+    InBuffer,
+    Memory(&'m [u8]),
+    #[cfg(unix)]
+    File(&'m File),
 }
 
 impl<'m, R: Read> Source<'m, R> {
-    /// The bytes in memory (empty for a reader), for the workers to read their ranges from.
-    fn memory(&self) -> &'m [u8] {
+    fn fetch(&self) -> Fetch<'m> {
         match self {
-            Source::Reader(_) => &[],
-            Source::Memory { bytes, .. } => bytes,
+            Source::Reader(_) => Fetch::InBuffer,
+            Source::Memory { bytes, .. } => Fetch::Memory(bytes),
+            #[cfg(unix)]
+            Source::File { file, .. } => Fetch::File(file),
         }
     }
 
@@ -253,65 +281,124 @@ impl<'m, R: Read> Source<'m, R> {
             }
             Source::Memory { bytes, position } => {
                 let n = want.min(bytes.len() - *position);
-                slot.input = Some(*position..*position + n);
+                slot.input = Some(*position as u64..(*position + n) as u64);
                 *position += n;
+                Ok(n)
+            }
+            #[cfg(unix)]
+            Source::File { len, position, .. } => {
+                let n = usize::try_from(*len - *position).map_or(want, |left| left.min(want));
+                slot.input = Some(*position..*position + n as u64);
+                *position += n as u64;
                 Ok(n)
             }
         }
     }
 }
 
-/// The stream's chunk `slot` sealed: in its own buffer (read from a reader), or from
-/// `memory[slot.input]` into the buffer in one pass. The tag goes after the chunk.
-fn seal_slot(cipher: &FileCipher, header: &[u8; HEADER_LEN], memory: &[u8], slot: &mut Slot) {
-    let nonce = chunk_nonce(slot.index, slot.last);
-    let sealed = if let Some(range) = slot.input.clone() {
-        let plaintext = &memory[range];
-        slot.data.resize(plaintext.len() + TAG_LEN, 0);
-        let (body, tag) = slot.data.split_at_mut(plaintext.len());
-        in_out(plaintext, body)
-            .and_then(|buf| cipher.seal(&nonce, header, buf))
-            .map(|t| tag.copy_from_slice(&t))
-    } else {
-        let len = slot.data.len();
-        slot.data.resize(len + TAG_LEN, 0);
-        let (body, tag) = slot.data.split_at_mut(len);
-        cipher
-            .seal(&nonce, header, body.into())
-            .map(|t| tag.copy_from_slice(&t))
-    };
-    if let Err(e) = sealed {
-        slot.error = Some(e.into());
+impl Fetch<'_> {
+    /// The slot's input: `Some` to read in place (in memory), or `None` once it is in the
+    /// slot's buffer (it was read there, or is now fetched from the file, whose bytes another
+    /// process may change: the worker seals its own copy, so the output always opens to what
+    /// was read).
+    fn input<'a>(self, slot: &mut Slot) -> Result<Option<&'a [u8]>, StreamError>
+    where
+        Self: 'a,
+    {
+        let Some(range) = slot.input.clone() else {
+            return Ok(None);
+        };
+        match self {
+            Fetch::InBuffer => Ok(None),
+            Fetch::Memory(memory) => {
+                let at = |offset: u64| usize::try_from(offset).unwrap_or(usize::MAX);
+                memory
+                    .get(at(range.start)..at(range.end))
+                    .map(Some)
+                    .ok_or(StreamError::InputChanged)
+            }
+            #[cfg(unix)]
+            Fetch::File(file) => {
+                use std::os::unix::fs::FileExt;
+                let len = usize::try_from(range.end - range.start)
+                    .map_err(|_| StreamError::InputChanged)?;
+                slot.data.resize(len, 0);
+                match file.read_exact_at(&mut slot.data, range.start) {
+                    Ok(()) => Ok(None),
+                    Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => {
+                        Err(StreamError::InputChanged)
+                    }
+                    Err(e) => Err(StreamError::Io(e)),
+                }
+            }
+        }
     }
 }
 
-/// The stream's chunk `slot` opened (body then tag): in its own buffer, or from
-/// `memory[slot.input]` into the buffer in one pass. The buffer ends up holding the
-/// plaintext, or nothing on failure.
-fn open_slot(cipher: &FileCipher, header: &[u8; HEADER_LEN], memory: &[u8], slot: &mut Slot) {
+/// The stream's chunk `slot` sealed: from its input in memory into the buffer in one pass,
+/// or in its own buffer (read from a reader or fetched from a file). The tag goes after the
+/// chunk.
+fn seal_slot(cipher: &FileCipher, header: &[u8; HEADER_LEN], fetch: Fetch<'_>, slot: &mut Slot) {
+    let nonce = chunk_nonce(slot.index, slot.last);
+    let sealed = match fetch.input(slot) {
+        Err(e) => Err(e),
+        Ok(Some(plaintext)) => {
+            slot.data.resize(plaintext.len() + TAG_LEN, 0);
+            let (body, tag) = slot.data.split_at_mut(plaintext.len());
+            in_out(plaintext, body)
+                .and_then(|buf| cipher.seal(&nonce, header, buf))
+                .map(|t| tag.copy_from_slice(&t))
+                .map_err(StreamError::from)
+        }
+        Ok(None) => {
+            let len = slot.data.len();
+            slot.data.resize(len + TAG_LEN, 0);
+            let (body, tag) = slot.data.split_at_mut(len);
+            cipher
+                .seal(&nonce, header, body.into())
+                .map(|t| tag.copy_from_slice(&t))
+                .map_err(StreamError::from)
+        }
+    };
+    if let Err(e) = sealed {
+        slot.data.clear();
+        slot.error = Some(e);
+    }
+}
+
+/// The stream's chunk `slot` opened (body then tag): from its input in memory into the
+/// buffer in one pass, or in its own buffer. The buffer ends up holding the plaintext, or
+/// nothing on failure.
+fn open_slot(cipher: &FileCipher, header: &[u8; HEADER_LEN], fetch: Fetch<'_>, slot: &mut Slot) {
     let nonce = chunk_nonce(slot.index, slot.last);
     let body_len = slot.input_len - TAG_LEN;
-    let opened = if let Some(range) = slot.input.clone() {
-        let (body, tag) = memory[range].split_at(body_len);
-        slot.data.resize(body_len, 0);
-        match (
-            <&[u8; TAG_LEN]>::try_from(tag),
-            in_out(body, &mut slot.data),
-        ) {
-            (Ok(tag), Ok(buf)) => cipher.open(&nonce, header, buf, tag),
-            _ => Err(Error::Authentication),
+    let opened = match fetch.input(slot) {
+        Err(e) => Err(e),
+        Ok(Some(sealed)) => {
+            let (body, tag) = sealed.split_at(body_len);
+            slot.data.resize(body_len, 0);
+            match (
+                <&[u8; TAG_LEN]>::try_from(tag),
+                in_out(body, &mut slot.data),
+            ) {
+                (Ok(tag), Ok(buf)) => cipher.open(&nonce, header, buf, tag),
+                _ => Err(Error::Authentication),
+            }
+            .map_err(|_| StreamError::Corrupted { chunk: slot.index })
         }
-    } else {
-        let (body, tag) = slot.data.split_at_mut(body_len);
-        match <&[u8; TAG_LEN]>::try_from(&*tag) {
-            Ok(tag) => cipher.open(&nonce, header, body.into(), tag),
-            Err(_) => Err(Error::Authentication),
+        Ok(None) => {
+            let (body, tag) = slot.data.split_at_mut(body_len);
+            match <&[u8; TAG_LEN]>::try_from(&*tag) {
+                Ok(tag) => cipher.open(&nonce, header, body.into(), tag),
+                Err(_) => Err(Error::Authentication),
+            }
+            .map_err(|_| StreamError::Corrupted { chunk: slot.index })
         }
     };
     slot.data.truncate(body_len);
-    if opened.is_err() {
+    if let Err(e) = opened {
         slot.data.clear();
-        slot.error = Some(StreamError::Corrupted { chunk: slot.index });
+        slot.error = Some(e);
     }
 }
 
@@ -394,6 +481,32 @@ impl Encryptor {
         self.run(key, source, output, options, progress)
     }
 
+    /// [`encrypt`](Self::encrypt) for a regular file: each worker reads its chunks with
+    /// positional reads into its own buffer, so that the reads run on all cores and every
+    /// chunk is sealed from a private copy. The file's size and modification time are read
+    /// before and after: if they changed, or the file ended early,
+    /// [`StreamError::InputChanged`], and the output must be discarded (it opens, but not to
+    /// the file's contents at any one moment).
+    #[cfg(unix)]
+    pub fn encrypt_file(
+        self,
+        key: &MasterKey,
+        input: &File,
+        output: impl Write + Send,
+        options: &Options,
+        progress: impl FnMut(u64) + Send,
+    ) -> Result<u64, StreamError> {
+        let stamp = Stamp::of(input)?;
+        let source: Source<'_, io::Empty> = Source::File {
+            file: input,
+            len: stamp.len,
+            position: 0,
+        };
+        let total = self.run(key, source, output, options, progress)?;
+        stamp.check(input)?;
+        Ok(total)
+    }
+
     fn run(
         self,
         key: &MasterKey,
@@ -404,7 +517,7 @@ impl Encryptor {
     ) -> Result<u64, StreamError> {
         let cipher = self.begin(key, &mut output, options)?;
         let chunk = self.header.chunk_size as usize;
-        let memory = source.memory();
+        let fetch = source.fetch();
         let mut sink = Sink::new(&mut output, &mut progress);
         pipeline::run(
             options.threads(),
@@ -418,7 +531,7 @@ impl Encryptor {
                 }
                 Err(e) => slot.error = Some(e.into()),
             },
-            |slot| seal_slot(&cipher, &self.header_bytes, memory, slot),
+            |slot| seal_slot(&cipher, &self.header_bytes, fetch, slot),
             |sink, slot| sink.write(slot),
         )?;
         let total = sink.consumed;
@@ -584,7 +697,7 @@ impl<R: Read> Decryptor<R> {
         mut progress: impl FnMut(u64) + Send,
     ) -> Result<u64, StreamError> {
         let sealed_chunk = chunk_size as usize + TAG_LEN;
-        let memory = source.memory();
+        let fetch = source.fetch();
         let mut sink = Sink::new(&mut output, &mut progress);
         pipeline::run(
             options.threads(),
@@ -595,7 +708,7 @@ impl<R: Read> Decryptor<R> {
                 Ok(n) => sealed_chunk_read(n, sealed_chunk, slot),
                 Err(e) => slot.error = Some(e.into()),
             },
-            |slot| open_slot(cipher, &header_bytes, memory, slot),
+            |slot| open_slot(cipher, &header_bytes, fetch, slot),
             |sink, slot| sink.write(slot),
         )?;
         let total = sink.produced;
@@ -621,6 +734,71 @@ impl Decryptor<&[u8]> {
         };
         let header = (self.header_bytes, self.header.chunk_size);
         Self::run(&cipher, header, source, output, options, progress)
+    }
+}
+
+#[cfg(unix)]
+impl Decryptor<&File> {
+    /// [`decrypt`](Self::decrypt) for a regular file, read as
+    /// [`Encryptor::encrypt_file`] reads one: positional reads on every worker into its own
+    /// buffer, and [`StreamError::InputChanged`] if the file's size or modification time
+    /// changed meanwhile (the output, though every chunk of it verified, must then be
+    /// discarded). The header must have been read from the start of the file (a file
+    /// opened for this, as [`Decryptor::new`] leaves it); otherwise an
+    /// [`io::ErrorKind::InvalidInput`] error.
+    pub fn decrypt_file(
+        self,
+        key: &MasterKey,
+        output: impl Write + Send,
+        options: &Options,
+        progress: impl FnMut(u64) + Send,
+    ) -> Result<u64, StreamError> {
+        let mut input = self.input;
+        if io::Seek::stream_position(&mut input)? != (HEADER_LEN + TAG_LEN) as u64 {
+            return Err(StreamError::Io(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "the stream header was not read from the start of the file",
+            )));
+        }
+        let stamp = Stamp::of(self.input)?;
+        let cipher = self.cipher(key, options)?;
+        let source: Source<'_, io::Empty> = Source::File {
+            file: self.input,
+            len: stamp.len,
+            position: (HEADER_LEN + TAG_LEN) as u64,
+        };
+        let header = (self.header_bytes, self.header.chunk_size);
+        let total = Self::run(&cipher, header, source, output, options, progress)?;
+        stamp.check(self.input)?;
+        Ok(total)
+    }
+}
+
+/// A file's size and modification time, to tell whether it changed while it was read.
+#[cfg(unix)]
+struct Stamp {
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+}
+
+#[cfg(unix)]
+impl Stamp {
+    fn of(file: &File) -> io::Result<Stamp> {
+        let meta = file.metadata()?;
+        Ok(Stamp {
+            len: meta.len(),
+            modified: meta.modified().ok(),
+        })
+    }
+
+    /// [`StreamError::InputChanged`] unless `file` still has this size and time.
+    fn check(&self, file: &File) -> Result<(), StreamError> {
+        let now = Stamp::of(file)?;
+        if now.len == self.len && now.modified == self.modified {
+            Ok(())
+        } else {
+            Err(StreamError::InputChanged)
+        }
     }
 }
 

@@ -8,6 +8,9 @@
 //! memory is `threads` chunks. The first chunk that carries an error stops the stream after
 //! every chunk before it has been written.
 //!
+//! A worker that cannot be started (the OS refuses a thread) ends the stream with that
+//! error.
+//!
 //! A panic anywhere in a worker (reading, the work, writing, or the progress report the
 //! writer makes) is caught in that worker and recorded as the stream's outcome, which wakes
 //! and stops every other worker: the call returns [`StreamError::Panicked`] instead of
@@ -36,8 +39,9 @@ pub(super) struct Slot {
     pub(super) data: Zeroizing<Vec<u8>>,
     /// Input bytes consumed, for progress reports.
     pub(super) input_len: usize,
-    /// Where the input is, for inputs in memory (then `data` only receives the output).
-    pub(super) input: Option<Range<usize>>,
+    /// Where the input is, for inputs the worker fetches itself (in memory or a file; then
+    /// `data` receives only the output, or the fetched copy).
+    pub(super) input: Option<Range<u64>>,
     /// Set by the reader (truncation, I/O error) or the worker (authentication failure).
     pub(super) error: Option<StreamError>,
 }
@@ -145,7 +149,17 @@ pub(super) fn run<R: Send, W: Send>(
     };
     thread::scope(|scope| {
         for _ in 1..threads.max(1) {
-            scope.spawn(worker);
+            if let Err(e) = thread::Builder::new().spawn_scoped(scope, worker) {
+                // The workers already running stop at their next chunk; this thread does
+                // not start: the stream fails with the reason.
+                let mut writer = lock(&writer);
+                if writer.outcome.is_none() {
+                    writer.outcome = Some(Err(StreamError::Io(e)));
+                }
+                stop.store(true, Ordering::Release);
+                turn.notify_all();
+                return;
+            }
         }
         worker();
     });

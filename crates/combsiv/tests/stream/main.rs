@@ -106,7 +106,23 @@ fn seal(
         .encrypt_slice(&key, plaintext, &mut from_slice, &options, |_| {})
         .unwrap();
     assert_eq!(from_slice, out, "encrypt_slice differs from encrypt");
+    // The file path (positional reads by every worker) writes the same stream.
+    let file = file_holding(plaintext);
+    let mut from_file = Vec::new();
+    encryptor()
+        .encrypt_file(&key, file.as_file(), &mut from_file, &options, |_| {})
+        .unwrap();
+    assert_eq!(from_file, out, "encrypt_file differs from encrypt");
     out
+}
+
+/// A temporary file holding `bytes`.
+fn file_holding(bytes: &[u8]) -> tempfile::NamedTempFile {
+    use std::io::Write;
+    let mut file = tempfile::NamedTempFile::new().unwrap();
+    file.write_all(bytes).unwrap();
+    file.flush().unwrap();
+    file
 }
 
 /// Decrypts, through a reader and from memory, which must agree; returns what was written
@@ -134,6 +150,19 @@ fn open(
         format!("{slice_result:?}"),
         format!("{result:?}"),
         "decrypt_slice ended otherwise than decrypt"
+    );
+    let file = file_holding(sealed);
+    let mut from_file = Vec::new();
+    let file_result = Decryptor::new(&file.reopen().unwrap())
+        .and_then(|d| d.decrypt_file(&key, &mut from_file, &options, |_| {}));
+    assert_eq!(
+        from_file, out,
+        "decrypt_file wrote other bytes than decrypt"
+    );
+    assert_eq!(
+        format!("{file_result:?}"),
+        format!("{result:?}"),
+        "decrypt_file ended otherwise than decrypt"
     );
     (out, result)
 }
@@ -516,4 +545,55 @@ fn a_panic_anywhere_in_the_pipeline_ends_the_stream_with_an_error() {
         }
     }
     std::panic::set_hook(hook);
+}
+
+/// A file that another writer truncates, or rewrites in place, while it is encrypted or
+/// decrypted is refused: each chunk is sealed from the worker's own copy, and the size and
+/// modification time are compared at the end.
+#[test]
+fn a_file_that_changes_while_it_is_read_is_refused() {
+    use std::os::unix::fs::FileExt;
+    let key = MasterKey::new([3; 32]);
+    let options = Options {
+        threads: 1,
+        backend: None,
+    };
+    let plaintext = vec![5u8; 64 * 1024];
+    let encryptor = || Encryptor::new(Algorithm::Aes256GcmSiv, 1024, KeySource::KeyFile).unwrap();
+    let mut sealed = Vec::new();
+    encryptor()
+        .encrypt(&key, &plaintext[..], &mut sealed, &options, |_| {})
+        .unwrap();
+    // The file's time must move: modification times tick in steps of a few milliseconds.
+    let wait = || std::thread::sleep(std::time::Duration::from_millis(30));
+    for data in [&plaintext, &sealed] {
+        let changes: [&(dyn Fn(&std::fs::File) + Sync); 2] =
+            [&|file| file.set_len(10_000).unwrap(), &|file| {
+                file.write_all_at(b"changed", 20_000).unwrap()
+            }];
+        for change in changes {
+            let file = file_holding(data);
+            wait();
+            let writer = file.reopen().unwrap();
+            let mut changed = false;
+            let progress = move |done: u64| {
+                if done > 4096 && !changed {
+                    changed = true;
+                    change(&writer);
+                }
+            };
+            let result = if data == &plaintext {
+                encryptor().encrypt_file(&key, file.as_file(), Vec::new(), &options, progress)
+            } else {
+                Decryptor::new(&file.reopen().unwrap())
+                    .and_then(|d| d.decrypt_file(&key, Vec::new(), &options, progress))
+            };
+            // Decrypting, bytes changed before they are read fail their chunk's tag.
+            assert!(
+                matches!(result, Err(StreamError::InputChanged))
+                    || (data != &plaintext && matches!(result, Err(StreamError::Corrupted { .. }))),
+                "{result:?}"
+            );
+        }
+    }
 }
