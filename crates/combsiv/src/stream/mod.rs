@@ -37,7 +37,11 @@
 //! ```
 
 mod header;
+#[cfg(unix)]
+mod output;
 mod pipeline;
+#[cfg(unix)]
+mod secret_file;
 
 use alloc::string::String;
 use core::fmt;
@@ -50,7 +54,11 @@ pub use header::{
     MIN_CHUNK_SIZE, MasterKey, TAG_LEN, VERSION,
 };
 use header::{FileCipher, chunk_nonce};
+#[cfg(unix)]
+pub use output::{OutputFile, PlannedOutput, is_same_file};
 use pipeline::Slot;
+#[cfg(unix)]
+pub use secret_file::{MAX_KEY_FILE_LEN, SecretFileError, read_secret_file};
 
 use crate::aead::in_out;
 use crate::{Backend, Error};
@@ -95,6 +103,11 @@ pub enum StreamError {
     /// The input file changed (its size or modification time) while it was read: the output
     /// is not the file's contents at any one moment, and must be discarded.
     InputChanged,
+    /// The output path names the input file.
+    SameFile(std::path::PathBuf),
+    /// The output path exists (or appeared while the output was written), and overwriting
+    /// was not asked for.
+    OutputExists(std::path::PathBuf),
 }
 
 impl fmt::Display for StreamError {
@@ -138,6 +151,14 @@ impl fmt::Display for StreamError {
             StreamError::InputChanged => f.write_str(
                 "the input file changed (size or modification time) while it was being read",
             ),
+            StreamError::SameFile(path) => write!(
+                f,
+                "input and output are the same file ({}): it would be destroyed",
+                path.display()
+            ),
+            StreamError::OutputExists(path) => {
+                write!(f, "refusing to overwrite {}: it exists", path.display())
+            }
         }
     }
 }
@@ -481,26 +502,29 @@ impl Encryptor {
         self.run(key, source, output, options, progress)
     }
 
-    /// [`encrypt`](Self::encrypt) for a regular file: each worker reads its chunks with
-    /// positional reads into its own buffer, so that the reads run on all cores and every
-    /// chunk is sealed from a private copy. The file's size and modification time are read
-    /// before and after: if they changed, or the file ended early,
-    /// [`StreamError::InputChanged`], and the output must be discarded (it opens, but not to
-    /// the file's contents at any one moment).
+    /// [`encrypt`](Self::encrypt) for a file, from its current offset to its end. A regular
+    /// file is read by position: each worker reads its chunks with positional reads into
+    /// its own buffer, so that the reads run on all cores and every chunk is sealed from a
+    /// private copy. Its size and modification time are read before and after: if they
+    /// changed, or the file ended early, [`StreamError::InputChanged`], and the output must be
+    /// discarded (it opens, but not to the file's contents at any one moment). Anything else
+    /// (a pipe, a device) is read in order, as [`encrypt`](Self::encrypt) reads.
     #[cfg(unix)]
     pub fn encrypt_file(
         self,
         key: &MasterKey,
-        input: &File,
+        mut input: &File,
         output: impl Write + Send,
         options: &Options,
         progress: impl FnMut(u64) + Send,
     ) -> Result<u64, StreamError> {
-        let stamp = Stamp::of(input)?;
+        let Some(stamp) = Stamp::of_regular(input)? else {
+            return self.encrypt(key, input, output, options, progress);
+        };
         let source: Source<'_, io::Empty> = Source::File {
             file: input,
             len: stamp.len,
-            position: 0,
+            position: io::Seek::stream_position(&mut input)?,
         };
         let total = self.run(key, source, output, options, progress)?;
         stamp.check(input)?;
@@ -739,13 +763,11 @@ impl Decryptor<&[u8]> {
 
 #[cfg(unix)]
 impl Decryptor<&File> {
-    /// [`decrypt`](Self::decrypt) for a regular file, read as
-    /// [`Encryptor::encrypt_file`] reads one: positional reads on every worker into its own
-    /// buffer, and [`StreamError::InputChanged`] if the file's size or modification time
-    /// changed meanwhile (the output, though every chunk of it verified, must then be
-    /// discarded). The header must have been read from the start of the file (a file
-    /// opened for this, as [`Decryptor::new`] leaves it); otherwise an
-    /// [`io::ErrorKind::InvalidInput`] error.
+    /// [`decrypt`](Self::decrypt) for a file, from where the header ended: a regular file
+    /// is read as [`Encryptor::encrypt_file`] reads one (positional reads on every worker
+    /// into its own buffer, and [`StreamError::InputChanged`] if its size or modification
+    /// time changed meanwhile: the output, though every chunk of it verified, must then be
+    /// discarded); anything else in order.
     pub fn decrypt_file(
         self,
         key: &MasterKey,
@@ -754,22 +776,18 @@ impl Decryptor<&File> {
         progress: impl FnMut(u64) + Send,
     ) -> Result<u64, StreamError> {
         let mut input = self.input;
-        if io::Seek::stream_position(&mut input)? != (HEADER_LEN + TAG_LEN) as u64 {
-            return Err(StreamError::Io(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "the stream header was not read from the start of the file",
-            )));
-        }
-        let stamp = Stamp::of(self.input)?;
+        let Some(stamp) = Stamp::of_regular(input)? else {
+            return self.decrypt(key, output, options, progress);
+        };
         let cipher = self.cipher(key, options)?;
         let source: Source<'_, io::Empty> = Source::File {
-            file: self.input,
+            file: input,
             len: stamp.len,
-            position: (HEADER_LEN + TAG_LEN) as u64,
+            position: io::Seek::stream_position(&mut input)?,
         };
         let header = (self.header_bytes, self.header.chunk_size);
         let total = Self::run(&cipher, header, source, output, options, progress)?;
-        stamp.check(self.input)?;
+        stamp.check(input)?;
         Ok(total)
     }
 }
@@ -783,21 +801,20 @@ struct Stamp {
 
 #[cfg(unix)]
 impl Stamp {
-    fn of(file: &File) -> io::Result<Stamp> {
+    /// The stamp of a regular file; `None` for anything else.
+    fn of_regular(file: &File) -> io::Result<Option<Stamp>> {
         let meta = file.metadata()?;
-        Ok(Stamp {
+        Ok(meta.is_file().then(|| Stamp {
             len: meta.len(),
             modified: meta.modified().ok(),
-        })
+        }))
     }
 
     /// [`StreamError::InputChanged`] unless `file` still has this size and time.
     fn check(&self, file: &File) -> Result<(), StreamError> {
-        let now = Stamp::of(file)?;
-        if now.len == self.len && now.modified == self.modified {
-            Ok(())
-        } else {
-            Err(StreamError::InputChanged)
+        match Stamp::of_regular(file)? {
+            Some(now) if now.len == self.len && now.modified == self.modified => Ok(()),
+            _ => Err(StreamError::InputChanged),
         }
     }
 }

@@ -118,10 +118,10 @@ fn seal(
 
 /// A temporary file holding `bytes`.
 fn file_holding(bytes: &[u8]) -> tempfile::NamedTempFile {
-    use std::io::Write;
+    use std::io::{Seek, Write};
     let mut file = tempfile::NamedTempFile::new().unwrap();
     file.write_all(bytes).unwrap();
-    file.flush().unwrap();
+    file.rewind().unwrap();
     file
 }
 
@@ -153,7 +153,7 @@ fn open(
     );
     let file = file_holding(sealed);
     let mut from_file = Vec::new();
-    let file_result = Decryptor::new(&file.reopen().unwrap())
+    let file_result = Decryptor::new(file.as_file())
         .and_then(|d| d.decrypt_file(&key, &mut from_file, &options, |_| {}));
     assert_eq!(
         from_file, out,
@@ -585,7 +585,7 @@ fn a_file_that_changes_while_it_is_read_is_refused() {
             let result = if data == &plaintext {
                 encryptor().encrypt_file(&key, file.as_file(), Vec::new(), &options, progress)
             } else {
-                Decryptor::new(&file.reopen().unwrap())
+                Decryptor::new(file.as_file())
                     .and_then(|d| d.decrypt_file(&key, Vec::new(), &options, progress))
             };
             // Decrypting, bytes changed before they are read fail their chunk's tag.
