@@ -1,30 +1,27 @@
 //! `combsiv encrypt` and `combsiv decrypt`: files and pipes, written so that a failure never
 //! leaves unverified or partial plaintext at the output path, nor a half-written file after
-//! a crash, nor anything at all before the key has been checked.
+//! a crash, nor anything at all before the key has been checked (the library's
+//! [`OutputFile`] holds that policy; the Python package uses the same).
 //!
-//! Regular input files are mapped into memory, so that each chunk is sealed (or opened)
-//! straight from the page cache into its output buffer: reading them with read(2) would
-//! copy every byte once more, inside the kernel, on the one thread that holds the input.
-//! Pipes, devices and `--no-mmap` read with read(2). A mapped file that another process
-//! truncates while combsiv reads it would crash combsiv with SIGBUS (as it would any program
-//! that maps files); a file whose size changed by the end is reported as an error and its
-//! output discarded.
+//! Regular input files are read by position on every worker thread, each chunk into the
+//! worker's own buffer, and sealed (or opened) there: the output always opens to what was
+//! read, and a file whose size or modification time changed by the end is refused (exit 3,
+//! output removed). Pipes and devices are read in order.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io::{self, IsTerminal};
 use std::os::fd::AsFd;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 
 use combsiv::stream::{
-    Algorithm, Decryptor, Encryptor, KdfLimits, MasterKey, Options, StreamError,
+    Algorithm, Decryptor, Encryptor, KdfLimits, Options, OutputFile, PlannedOutput, StreamError,
+    is_same_file,
 };
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::failure::Failure;
 use crate::keys::KeyChoice;
-use crate::mapped::Mapped;
 
 /// What `encrypt` and `decrypt` were asked to do.
 #[derive(Debug)]
@@ -38,7 +35,6 @@ pub struct Job {
     pub quiet: bool,
     pub threads: usize,
     pub allow_insecure_key_file: bool,
-    pub map_input: bool,
     pub kdf_limits: KdfLimits,
 }
 
@@ -56,30 +52,14 @@ fn named(path: &Option<PathBuf>) -> Option<&Path> {
     path.as_deref().filter(|p| p.as_os_str() != "-")
 }
 
-/// The opened input: its reader, its mapping when it is a regular file, a name for
-/// messages, and its size when known.
+/// The opened input: the file (or stdin), a name for messages, and its size when known.
 struct Input {
     reader: File,
-    mapped: Option<Mapped>,
     name: String,
     len: Option<u64>,
 }
 
-impl Input {
-    /// A failure if the mapped file changed size while it was read (its output cannot be
-    /// trusted to be the file's contents).
-    fn check_unchanged(&self) -> Result<(), Failure> {
-        match &self.mapped {
-            Some(mapped) if !mapped.unchanged(&self.reader) => Err(Failure::usage(
-                format!("{} changed size while it was being read", self.name),
-                "run again once nothing else writes to it",
-            )),
-            _ => Ok(()),
-        }
-    }
-}
-
-fn open_input(path: Option<&Path>, map: bool) -> Result<Input, Failure> {
+fn open_input(path: Option<&Path>) -> Result<Input, Failure> {
     match path {
         Some(path) => {
             let reader = File::open(path)
@@ -87,17 +67,10 @@ fn open_input(path: Option<&Path>, map: bool) -> Result<Input, Failure> {
             let meta = reader
                 .metadata()
                 .map_err(|e| Failure::io(format!("cannot inspect {}", path.display()), &e))?;
-            let len = meta.is_file().then_some(meta.len());
-            // Empty files cannot be mapped, and read(2) is as good for them.
-            let mapped = match len {
-                Some(len) if map && len > 0 => Mapped::new(&reader, len),
-                _ => None,
-            };
             Ok(Input {
                 reader,
-                mapped,
                 name: path.display().to_string(),
-                len,
+                len: meta.is_file().then_some(meta.len()),
             })
         }
         None => {
@@ -108,7 +81,6 @@ fn open_input(path: Option<&Path>, map: bool) -> Result<Input, Failure> {
                 .map_err(|e| Failure::io("cannot read stdin", &e))?;
             Ok(Input {
                 reader: File::from(fd),
-                mapped: None,
                 name: "stdin".into(),
                 len: None,
             })
@@ -153,103 +125,65 @@ pub fn clean_up_on_signals() {
 
 /// Where the output will go, once every check has passed: nothing exists there yet.
 enum Target {
-    /// A regular file, written as a temporary file beside it and moved into place at the end.
-    File { path: PathBuf, force: bool },
-    /// stdout, a pipe or a device: written as it goes.
+    /// A file (a temporary file beside it, moved into place at the end), or a device or
+    /// FIFO written in place.
+    File(PlannedOutput),
+    /// stdout, written as it goes.
     Stream(File),
 }
 
 /// Where the output goes.
 enum Output {
-    /// A temporary file beside `target`, moved onto it once everything verified.
-    Replace {
-        temp: PathBuf,
-        target: PathBuf,
-        force: bool,
-        file: File,
-    },
-    /// stdout, a pipe or a device: written as it goes.
+    File(OutputFile),
     Stream(File),
 }
 
-/// The directory a path is in ("." for a bare name).
-fn directory_of(path: &Path) -> &Path {
-    match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
+impl Output {
+    fn writer(&mut self) -> &File {
+        match self {
+            Output::File(file) => file.file(),
+            Output::Stream(file) => file,
+        }
+    }
+
+    /// Commits a file output (see [`OutputFile::commit`]); the signal handler has nothing
+    /// left to remove either way.
+    fn commit(self) -> Result<(), Failure> {
+        let Output::File(file) = self else {
+            return Ok(());
+        };
+        let target = file.target().to_path_buf();
+        let result = file.commit();
+        *pending() = None;
+        result.map_err(|e| output_failure(e, &target))
+    }
+
+    /// Removes a temporary file (dropping it does).
+    fn abandon(self) {
+        drop(self);
+        *pending() = None;
     }
 }
 
-impl Output {
-    fn writer(&mut self) -> &mut File {
-        match self {
-            Output::Replace { file, .. } | Output::Stream(file) => file,
-        }
-    }
-
-    /// Makes the output durable and visible: the temporary file's data is flushed to disk
-    /// before it takes the target's name, and the directory after, so that a crash leaves
-    /// either the old target or the whole new file. Without `--force` the name is taken
-    /// with link(2), which fails if the target exists (it may have appeared while combsiv
-    /// ran): an existing file is never replaced. On any failure the old target is intact
-    /// and the temporary file is gone.
-    fn commit(self) -> Result<(), Failure> {
-        let Output::Replace {
-            temp,
-            target,
-            force,
-            file,
-        } = self
-        else {
-            return Ok(());
-        };
-        let failed = |what: String, e: &io::Error| {
-            let _ = fs::remove_file(&temp);
-            *pending() = None;
-            Failure::io(what, e)
-        };
-        file.sync_all()
-            .map_err(|e| failed(format!("cannot write {}", target.display()), &e))?;
-        drop(file);
-        if force {
-            fs::rename(&temp, &target)
-                .map_err(|e| failed(format!("cannot create {}", target.display()), &e))?;
-        } else {
-            match fs::hard_link(&temp, &target) {
-                Ok(()) => {
-                    let _ = fs::remove_file(&temp);
-                }
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
-                    let _ = fs::remove_file(&temp);
-                    *pending() = None;
-                    return Err(Failure::usage(
-                        format!(
-                            "refusing to overwrite {}: it appeared while combsiv was running",
-                            target.display()
-                        ),
-                        "pass --force to replace it",
-                    ));
-                }
-                Err(e) => return Err(failed(format!("cannot create {}", target.display()), &e)),
-            }
-        }
-        *pending() = None;
-        File::open(directory_of(&target))
-            .and_then(|dir| dir.sync_all())
-            .map_err(|e| {
-                Failure::io(
-                    format!("cannot sync the directory of {}", target.display()),
-                    &e,
-                )
-            })
-    }
-
-    fn abandon(self) {
-        if let Output::Replace { temp, file, .. } = self {
-            drop(file);
-            let _ = fs::remove_file(&temp);
-            *pending() = None;
-        }
+/// A failure to plan, create or commit the output `path`.
+fn output_failure(error: StreamError, path: &Path) -> Failure {
+    match error {
+        StreamError::SameFile(_) => Failure::usage(
+            format!("input and output are the same file ({})", path.display()),
+            "write to another path, then rename it",
+        ),
+        StreamError::OutputExists(_) => Failure::usage(
+            format!(
+                "refusing to overwrite {}: it exists, or appeared while combsiv was running",
+                path.display()
+            ),
+            "pass --force to replace it",
+        ),
+        StreamError::Io(e) => Failure::io(format!("cannot create {}", path.display()), &e),
+        other => Failure::io(
+            format!("cannot create {}", path.display()),
+            &io::Error::other(other.to_string()),
+        ),
     }
 }
 
@@ -266,84 +200,40 @@ fn plan_output(job: &Job, input: &Input, encrypting: bool) -> Result<Target, Fai
             .as_fd()
             .try_clone_to_owned()
             .map_err(|e| Failure::io("cannot write stdout", &e))?;
-        return Ok(Target::Stream(File::from(fd)));
-    };
-    if let Ok(existing) = fs::metadata(target) {
-        if let Ok(source) = input.reader.metadata()
-            && source.dev() == existing.dev()
-            && source.ino() == existing.ino()
+        let stdout = File::from(fd);
+        // `combsiv encrypt -i f >> f` would append to the file it reads.
+        if let (Ok(out), Ok(source)) = (stdout.metadata(), input.reader.metadata())
+            && out.is_file()
+            && is_same_file(&out, &source)
         {
             return Err(Failure::usage(
-                format!("input and output are the same file ({})", target.display()),
+                format!(
+                    "input and output are the same file ({}, as stdout)",
+                    input.name
+                ),
                 "write to another path, then rename it",
             ));
         }
-        if !existing.is_file() {
-            // A device or pipe (e.g. /dev/null): written in place, never replaced.
-            let file = OpenOptions::new()
-                .write(true)
-                .open(target)
-                .map_err(|e| Failure::io(format!("cannot open {}", target.display()), &e))?;
-            return Ok(Target::Stream(file));
-        }
-        if !job.force {
-            return Err(Failure::usage(
-                format!("refusing to overwrite {}", target.display()),
-                "pass --force to replace it",
-            ));
-        }
-    }
-    Ok(Target::File {
-        path: target.to_path_buf(),
-        force: job.force,
-    })
+        return Ok(Target::Stream(stdout));
+    };
+    OutputFile::plan(target, Some(&input.reader), job.force)
+        .map(Target::File)
+        .map_err(|e| output_failure(e, target))
 }
 
 impl Target {
-    /// Creates the output: for a file, a new temporary file (mode 0600) beside the target.
+    /// Creates the output: for a file, a new temporary file (mode 0600) beside the target,
+    /// which the signal handler removes if a signal ends the run.
     fn create(self) -> Result<Output, Failure> {
-        let (target, force) = match self {
-            Target::Stream(file) => return Ok(Output::Stream(file)),
-            Target::File { path, force } => (path, force),
-        };
-        let dir = directory_of(&target);
-        let name = target
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "output".into());
-        for attempt in 0u32..100 {
-            let temp = dir.join(format!(
-                ".{name}.combsiv-{}-{attempt}.tmp",
-                std::process::id()
-            ));
-            match OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .mode(0o600)
-                .open(&temp)
-            {
-                Ok(file) => {
-                    *pending() = Some(temp.clone());
-                    return Ok(Output::Replace {
-                        temp,
-                        target,
-                        force,
-                        file,
-                    });
-                }
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
-                Err(e) => {
-                    return Err(Failure::io(
-                        format!("cannot create a temporary file in {}", dir.display()),
-                        &e,
-                    ));
-                }
+        match self {
+            Target::Stream(file) => Ok(Output::Stream(file)),
+            Target::File(planned) => {
+                let target = planned.target().to_path_buf();
+                let file = planned.create().map_err(|e| output_failure(e, &target))?;
+                *pending() = file.temporary_path().map(Path::to_path_buf);
+                Ok(Output::File(file))
             }
         }
-        Err(Failure::usage(
-            "cannot create a temporary file",
-            "check the output directory",
-        ))
     }
 }
 
@@ -363,13 +253,13 @@ fn progress_bar(job: &Job, input: &Input) -> Option<ProgressBar> {
 }
 
 /// Creates the output, runs `body` into it with progress reports, and commits it only if
-/// all of it succeeded (and the input did not change meanwhile).
+/// all of it succeeded.
 fn write_output(
     job: &Job,
     input: &Input,
     target: Target,
     decrypting: bool,
-    body: impl FnOnce(&mut File, &(dyn Fn(u64) + Sync)) -> Result<u64, StreamError>,
+    body: impl FnOnce(&File, &(dyn Fn(u64) + Sync)) -> Result<u64, StreamError>,
 ) -> Result<(), Failure> {
     let mut output = target.create()?;
     let bar = progress_bar(job, input);
@@ -378,14 +268,11 @@ fn write_output(
             bar.set_position(done);
         }
     };
-    let result = body(output.writer(), &report)
-        .map_err(|e| Failure::stream(e, &input.name, decrypting))
-        .and_then(|_| input.check_unchanged());
-    match result {
-        Ok(()) => output.commit()?,
-        Err(failure) => {
+    match body(output.writer(), &report) {
+        Ok(_) => output.commit()?,
+        Err(error) => {
             output.abandon();
-            return Err(failure);
+            return Err(Failure::stream(error, &input.name, decrypting));
         }
     }
     if let Some(bar) = bar {
@@ -395,7 +282,7 @@ fn write_output(
 }
 
 pub fn encrypt(job: &Job) -> Result<(), Failure> {
-    let input = open_input(named(&job.input), job.map_input)?;
+    let input = open_input(named(&job.input))?;
     let encryptor =
         Encryptor::new(job.algorithm, job.chunk_size, job.key.source()).map_err(|e| {
             Failure::usage(e.to_string(), "choose a chunk size from 16 bytes to 64 MiB")
@@ -406,57 +293,26 @@ pub fn encrypt(job: &Job) -> Result<(), Failure> {
         .master_key(encryptor.header(), true, job.allow_insecure_key_file)?;
     let options = job.options();
     write_output(job, &input, target, false, |writer, report| {
-        match &input.mapped {
-            Some(mapped) => encryptor.encrypt_slice(&key, mapped.bytes(), writer, &options, report),
-            None => encryptor.encrypt(&key, &input.reader, writer, &options, report),
-        }
+        encryptor.encrypt_file(&key, &input.reader, writer, &options, report)
     })
 }
 
+/// The order that keeps a failed decryption from leaving anything behind: the header is
+/// parsed and its Argon2id cost capped, the output checked, the key derived and checked
+/// against the header tag, and only then is the output created.
 pub fn decrypt(job: &Job) -> Result<(), Failure> {
-    let input = open_input(named(&job.input), job.map_input)?;
-    let options = job.options();
-    let header_failure = |e| Failure::stream(e, &input.name, true);
-    match &input.mapped {
-        Some(mapped) => {
-            let decryptor =
-                Decryptor::with_limits(mapped.bytes(), &job.kdf_limits).map_err(header_failure)?;
-            decrypt_with(job, &input, decryptor, |decryptor, key, writer, report| {
-                decryptor.decrypt_slice(key, writer, &options, report)
-            })
-        }
-        None => {
-            let decryptor =
-                Decryptor::with_limits(&input.reader, &job.kdf_limits).map_err(header_failure)?;
-            decrypt_with(job, &input, decryptor, |decryptor, key, writer, report| {
-                decryptor.decrypt(key, writer, &options, report)
-            })
-        }
-    }
-}
-
-/// The order that keeps a failed decryption from leaving anything behind: the header was
-/// parsed and its Argon2id cost capped (by the caller), then the output is checked, the key
-/// derived and checked against the header tag, and only then is the output created.
-fn decrypt_with<R: io::Read>(
-    job: &Job,
-    input: &Input,
-    decryptor: Decryptor<R>,
-    run: impl FnOnce(
-        Decryptor<R>,
-        &MasterKey,
-        &mut File,
-        &(dyn Fn(u64) + Sync),
-    ) -> Result<u64, StreamError>,
-) -> Result<(), Failure> {
-    let target = plan_output(job, input, false)?;
+    let input = open_input(named(&job.input))?;
+    let decryptor = Decryptor::with_limits(&input.reader, &job.kdf_limits)
+        .map_err(|e| Failure::stream(e, &input.name, true))?;
+    let target = plan_output(job, &input, false)?;
     let key = job
         .key
         .master_key(decryptor.header(), false, job.allow_insecure_key_file)?;
     decryptor
         .check_key(&key)
         .map_err(|e| Failure::stream(e, &input.name, true))?;
-    write_output(job, input, target, true, |writer, report| {
-        run(decryptor, &key, writer, report)
+    let options = job.options();
+    write_output(job, &input, target, true, |writer, report| {
+        decryptor.decrypt_file(&key, writer, &options, report)
     })
 }

@@ -86,6 +86,13 @@ impl Failure {
                  this one, raise the limits with --max-argon2-memory, --max-argon2-passes and \
                  --max-argon2-lanes",
             ),
+            StreamError::InputChanged => Failure {
+                exit: Exit::Io,
+                what: format!(
+                    "{input} changed while it was being read (its size or modification time)"
+                ),
+                hint: "run again once nothing else writes to it; no output was kept".into(),
+            },
             StreamError::Truncated { chunks } => authentication(
                 format!("decryption failed: {input} is truncated after {chunks} chunks"),
                 "the file is incomplete; obtain the whole file again",

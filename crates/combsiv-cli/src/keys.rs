@@ -1,14 +1,14 @@
 //! Where the master key comes from: a key file made by `combsiv keygen`, or a passphrase
 //! stretched with Argon2id.
 
-use std::fs::{self, OpenOptions};
-use std::io::{IsTerminal, Read, Write};
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::fs::{File, OpenOptions};
+use std::io::{IsTerminal, Write};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use argon2::{Algorithm, Argon2, Params, Version};
-use combsiv::stream::{Header, KeySource, MasterKey};
+use combsiv::stream::{Header, KeySource, MasterKey, SecretFileError, read_secret_file};
 use zeroize::{Zeroize, Zeroizing};
 
 use crate::failure::Failure;
@@ -106,7 +106,20 @@ pub fn keygen(path: Option<&Path>) -> Result<(), Failure> {
                 })?;
             file.write_all(text.as_bytes())
                 .and_then(|()| file.sync_all())
-                .map_err(|e| Failure::io(format!("cannot write key file {}", path.display()), &e))
+                .map_err(|e| {
+                    Failure::io(format!("cannot write key file {}", path.display()), &e)
+                })?;
+            // The new name too must survive a crash.
+            let dir = match path.parent() {
+                Some(dir) if !dir.as_os_str().is_empty() => dir,
+                _ => Path::new("."),
+            };
+            File::open(dir).and_then(|dir| dir.sync_all()).map_err(|e| {
+                Failure::io(
+                    format!("cannot sync the directory of {}", path.display()),
+                    &e,
+                )
+            })
         }
         None => std::io::stdout()
             .write_all(text.as_bytes())
@@ -114,66 +127,53 @@ pub fn keygen(path: Option<&Path>) -> Result<(), Failure> {
     }
 }
 
-/// The most a key file may hold (a key is 64 hex digits plus comments): `-k /dev/zero` or a
-/// mistaken multi-gigabyte path fails at once instead of filling memory.
-const MAX_KEY_FILE: u64 = 4096;
 /// The most a passphrase file may hold.
 const MAX_PASSPHRASE_FILE: u64 = 64 * 1024;
 
-/// The whole of a small text file, read with a size limit; unless `allow_insecure`, only if
-/// no other user may read it (checked on the open file, so it cannot change in between).
+/// The whole of a small secret file (see [`read_secret_file`]: a size limit, and unless
+/// `allow_insecure` only a file that is the user's alone), as a failure to show otherwise.
 fn read_small(
     path: &Path,
     (limit, allow_insecure): (u64, bool),
     what: &str,
 ) -> Result<Zeroizing<String>, Failure> {
-    let context = || format!("cannot read {what} {}", path.display());
-    let file = fs::File::open(path).map_err(|e| Failure::io(context(), &e))?;
-    let mode = file
-        .metadata()
-        .map_err(|e| Failure::io(context(), &e))?
-        .permissions()
-        .mode();
-    if mode & 0o077 != 0 && !allow_insecure {
-        return Err(Failure::usage(
+    read_secret_file(path, limit, allow_insecure).map_err(|e| secret_file_failure(e, path, what))
+}
+
+fn secret_file_failure(error: SecretFileError, path: &Path, what: &str) -> Failure {
+    let path = path.display();
+    match error {
+        SecretFileError::Io(e) => Failure::io(format!("cannot read {what} {path}"), &e),
+        SecretFileError::Exposed { mode } => Failure::usage(
             format!(
-                "{what} {} can be read by other users (mode {:03o})",
-                path.display(),
+                "{what} {path} can be read by other users (mode {:03o})",
                 mode & 0o777
             ),
-            format!(
-                "run `chmod 600 {}`, or pass --allow-insecure-key-file",
-                path.display()
-            ),
-        ));
-    }
-    let mut bytes = Zeroizing::new(Vec::new());
-    file.take(limit + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| Failure::io(context(), &e))?;
-    if bytes.len() as u64 > limit {
-        return Err(Failure::usage(
-            format!("{what} {} is longer than {limit} bytes", path.display()),
+            format!("run `chmod 600 {path}`, or pass --allow-insecure-key-file"),
+        ),
+        SecretFileError::ForeignOwner { uid } => Failure::usage(
+            format!("{what} {path} belongs to another user (uid {uid}), who could replace it"),
+            "use a file of your own, or pass --allow-insecure-key-file",
+        ),
+        SecretFileError::TooLong { limit } => Failure::usage(
+            format!("{what} {path} is longer than {limit} bytes"),
             format!("a {what} is a short text file"),
-        ));
-    }
-    let text = std::str::from_utf8(&bytes).map_err(|_| {
-        Failure::usage(
-            format!("{what} {} is not UTF-8 text", path.display()),
+        ),
+        SecretFileError::NotText => Failure::usage(
+            format!("{what} {path} is not UTF-8 text"),
             format!("a {what} is a short text file"),
-        )
-    })?;
-    Ok(Zeroizing::new(text.to_owned()))
+        ),
+        SecretFileError::NotKeyFile => Failure::usage(
+            format!("{path} is not a combsiv key file"),
+            "pass a file made by `combsiv keygen`",
+        ),
+        other => Failure::usage(format!("{what} {path}: {other}"), "check the file"),
+    }
 }
 
 fn read_key_file(path: &Path, allow_insecure: bool) -> Result<MasterKey, Failure> {
-    let text = read_small(path, (MAX_KEY_FILE, allow_insecure), "key file")?;
-    MasterKey::from_key_file_text(&text).ok_or_else(|| {
-        Failure::usage(
-            format!("{} is not a combsiv key file", path.display()),
-            "pass a file made by `combsiv keygen`",
-        )
-    })
+    MasterKey::read_key_file(path, allow_insecure)
+        .map_err(|e| secret_file_failure(e, path, "key file"))
 }
 
 fn prompt_passphrase(confirm: bool) -> Result<Zeroizing<String>, Failure> {

@@ -8,7 +8,6 @@ mod bounds;
 mod crypt;
 mod failure;
 mod keys;
-mod mapped;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -84,8 +83,9 @@ struct CryptArgs {
     /// Use a key or passphrase file that other users can read (refused by default)
     #[arg(long)]
     allow_insecure_key_file: bool,
-    /// Read the input with read(2) instead of mapping it into memory
-    #[arg(long)]
+    /// Accepted for scripts written for earlier versions, which mapped input files into
+    /// memory; files are now always read by position into each worker's own buffer
+    #[arg(long, hide = true)]
     no_mmap: bool,
     /// Decrypt: the most memory a file's header may ask Argon2id for (default 1GiB)
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
@@ -235,7 +235,6 @@ fn crypt_job(args: CryptArgs, encrypting: bool) -> Result<crypt::Job, Failure> {
         quiet: args.quiet,
         threads: args.threads,
         allow_insecure_key_file: args.allow_insecure_key_file,
-        map_input: !args.no_mmap,
         kdf_limits,
     })
 }

@@ -968,3 +968,152 @@ fn hostile_headers_and_wrong_keys_fail_before_any_output() {
         .code(1)
         .stderr(predicate::str::contains("wrong key or passphrase"));
 }
+
+/// `combsiv <op> -k key -i <input> >> <input>`: stdout appending to the input itself is
+/// refused before anything is written, as `-o <input>` is.
+#[test]
+fn stdout_into_the_input_itself_is_refused() {
+    let s = Scratch::new();
+    let plain = s.write("plain", &pattern(5000));
+    s.run("encrypt", "plain", "sealed", &[]).success();
+    for (op, name) in [("encrypt", "plain"), ("decrypt", "sealed")] {
+        let before = fs::read(s.path(name)).unwrap();
+        let append = fs::OpenOptions::new()
+            .append(true)
+            .open(s.path(name))
+            .unwrap();
+        let output = StdCommand::new(assert_cmd::cargo::cargo_bin("combsiv"))
+            .args([op, "-k"])
+            .arg(s.path("key"))
+            .arg("-i")
+            .arg(s.path(name))
+            .stdout(append)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{op}: {stderr}");
+        assert!(stderr.contains("same file"), "{op}: {stderr}");
+        assert_eq!(
+            fs::read(s.path(name)).unwrap(),
+            before,
+            "{op} changed its input"
+        );
+    }
+    drop(plain);
+}
+
+/// A file rewritten in place (same size) or truncated while it is encrypted or decrypted:
+/// the run either finishes with an output that opens to what was read (the change came too
+/// early or too late to matter), or fails with exit 3 and leaves no output, never a stream
+/// that does not open, a SIGBUS, or a temporary file.
+#[test]
+fn an_input_that_changes_while_it_is_read_never_yields_a_bad_output() {
+    let s = Scratch::new();
+    let len = 64 << 20;
+    s.write("plain", &pattern(len));
+    s.run("encrypt", "plain", "sealed", &["-q"]).success();
+    let mut refused = 0;
+    for (op, input, truncate) in [
+        ("encrypt", "plain", false),
+        ("encrypt", "plain", true),
+        ("decrypt", "sealed", false),
+        ("decrypt", "sealed", true),
+    ] {
+        let original = fs::read(s.path(input)).unwrap();
+        let child = StdCommand::new(assert_cmd::cargo::cargo_bin("combsiv"))
+            .args([op, "-q", "--threads", "1", "-k"])
+            .arg(s.path("key"))
+            .arg("-i")
+            .arg(s.path(input))
+            .arg("-o")
+            .arg(s.path("out"))
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Change the input while the run reads it: truncate it once, or keep rewriting
+        // parts of it in place until the run ends.
+        let mut child = child;
+        let file = fs::OpenOptions::new()
+            .write(true)
+            .open(s.path(input))
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        if truncate {
+            file.set_len(original.len() as u64 / 2).unwrap();
+        }
+        let mut at = 0;
+        while child.try_wait().unwrap().is_none() {
+            if !truncate {
+                use std::os::unix::fs::FileExt;
+                file.write_all_at(&[0x5A; 4096], at).unwrap();
+                at = (at + (1 << 20) + 4096) % (original.len() as u64 - 4096);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        let output = child.wait_with_output().unwrap();
+        let context = format!("{op} truncate={truncate}: {:?}", output.status);
+        match output.status.code() {
+            Some(0) => {
+                // The output must be what some complete read of the input gives.
+                let out = fs::read(s.path("out")).unwrap();
+                if op == "encrypt" {
+                    s.run("decrypt", "out", "check", &["-q", "--force"])
+                        .success();
+                } else {
+                    assert_eq!(out.len(), len, "{context}");
+                }
+            }
+            Some(3) | Some(1) => {
+                refused += 1;
+                assert!(!s.path("out").exists(), "{context}: output left behind");
+            }
+            _ => panic!("{context}: {}", String::from_utf8_lossy(&output.stderr)),
+        }
+        s.assert_entries(
+            &["plain", "sealed"]
+                .into_iter()
+                .chain(s.path("out").exists().then_some("out"))
+                .chain(s.path("check").exists().then_some("check"))
+                .collect::<Vec<_>>(),
+        );
+        let _ = fs::remove_file(s.path("out"));
+        let _ = fs::remove_file(s.path("check"));
+        fs::write(s.path(input), &original).unwrap();
+    }
+    assert!(refused > 0, "no run noticed the change");
+}
+
+/// A key or passphrase file that belongs to another user (not root) could be replaced by
+/// them with a key they know: refused unless --allow-insecure-key-file. (Needs root to give
+/// a file away; skipped otherwise.)
+#[test]
+fn secret_files_of_another_user_are_refused() {
+    let s = Scratch::new();
+    s.write("plain", b"x");
+    let passphrase = s.write("passphrase", b"correct horse\n");
+    for file in [s.path("key"), passphrase.clone()] {
+        if std::os::unix::fs::chown(&file, Some(12345), Some(12345)).is_err() {
+            return;
+        }
+    }
+    for flag in ["-k", "--passphrase-file"] {
+        let file = if flag == "-k" {
+            s.path("key")
+        } else {
+            passphrase.clone()
+        };
+        combsiv()
+            .args(["encrypt", "-o"])
+            .arg(s.path("out"))
+            .arg(flag)
+            .arg(&file)
+            .arg("-i")
+            .arg(s.path("plain"))
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("belongs to another user"));
+        assert!(!s.path("out").exists());
+    }
+    s.run("encrypt", "plain", "out", &["--allow-insecure-key-file"])
+        .success();
+}
