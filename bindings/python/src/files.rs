@@ -1,13 +1,15 @@
 //! Files in the combsiv stream format (the CLI's format: each side reads the other's files),
-//! under a 32-byte master key; the GIL is released for the whole file.
+//! under a 32-byte master key; the GIL is released for the whole file. Inputs are read and
+//! outputs written by the same library code as the CLI's, with the same guarantees.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::File;
 use std::path::PathBuf;
 
 use combsiv::stream::{
-    Algorithm, DEFAULT_CHUNK_SIZE, Decryptor, Encryptor, KeySource, MasterKey, Options, StreamError,
+    Algorithm, DEFAULT_CHUNK_SIZE, Decryptor, Encryptor, KeySource, MasterKey, Options, OutputFile,
+    SecretFileError, StreamError,
 };
-use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::exceptions::{PyFileExistsError, PyOSError, PyPermissionError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
@@ -24,7 +26,8 @@ fn master_key(key: &Bound<'_, PyAny>) -> PyResult<MasterKey> {
     Ok(master)
 }
 
-/// `InvalidTag` for what a forger or a wrong key causes, `OSError` for I/O, `ValueError`
+/// `InvalidTag` for what a forger or a wrong key causes, `FileExistsError` for an output
+/// that exists, `OSError` for I/O and an input that changed while it was read, `ValueError`
 /// for the rest.
 fn to_py(error: StreamError) -> PyErr {
     match error {
@@ -32,36 +35,16 @@ fn to_py(error: StreamError) -> PyErr {
         StreamError::WrongKey | StreamError::Corrupted { .. } | StreamError::Truncated { .. } => {
             InvalidTag::new_err(error.to_string())
         }
+        StreamError::OutputExists(_) => PyFileExistsError::new_err(error.to_string()),
+        StreamError::InputChanged => PyOSError::new_err(error.to_string()),
         other => PyValueError::new_err(other.to_string()),
     }
 }
 
-/// Creates `path` (refusing an existing file unless `overwrite`), runs `body` into it, and
-/// removes it again if `body` fails, so that a failed decryption leaves nothing behind.
-fn write_new(
-    path: &PathBuf,
-    overwrite: bool,
-    body: impl FnOnce(&mut File) -> Result<u64, StreamError>,
-) -> Result<u64, StreamError> {
-    let mut options = OpenOptions::new();
-    options.write(true);
-    if overwrite {
-        options.create(true).truncate(true);
-    } else {
-        options.create_new(true);
-    }
-    let mut file = options.open(path)?;
-    match body(&mut file).and_then(|n| file.sync_all().map(|()| n).map_err(StreamError::Io)) {
-        Ok(n) => Ok(n),
-        Err(e) => {
-            drop(file);
-            let _ = fs::remove_file(path);
-            Err(e)
-        }
-    }
-}
-
-/// Encrypts the file `src` into a new file `dst`; returns the plaintext length.
+/// Encrypts the file `src` into `dst`; returns the plaintext length. `dst` is written as the
+/// CLI writes it (the library's `OutputFile`): a private temporary file beside it, flushed
+/// and given its name only when complete, so that a failure leaves the old `dst` (or none)
+/// and never `src` destroyed (same file: refused).
 #[pyfunction]
 #[pyo3(signature = (src, dst, key, *, chunk_size = DEFAULT_CHUNK_SIZE, aes128 = false, threads = 0, overwrite = false))]
 #[allow(
@@ -91,15 +74,17 @@ fn encrypt_file(
     };
     py.detach(|| {
         let input = File::open(&src)?;
-        write_new(&dst, overwrite, |out| {
-            encryptor.encrypt(&key, &input, out, &options, |_| {})
-        })
+        let mut output = OutputFile::plan(&dst, Some(&input), overwrite)?.create()?;
+        let len = encryptor.encrypt_file(&key, &input, output.file(), &options, |_| {})?;
+        output.commit()?;
+        Ok(len)
     })
     .map_err(to_py)
 }
 
-/// Decrypts the combsiv file `src` into a new file `dst`; returns the plaintext length.
-/// On failure `dst` is removed: no unverified plaintext is left.
+/// Decrypts the combsiv file `src` into `dst`; returns the plaintext length. As
+/// `encrypt_file` writes: on failure nothing is left at `dst` (or the old `dst` is), and
+/// never unverified plaintext.
 #[pyfunction]
 #[pyo3(signature = (src, dst, key, *, threads = 0, overwrite = false))]
 fn decrypt_file(
@@ -123,22 +108,35 @@ fn decrypt_file(
                 "the file was encrypted with a passphrase; decrypt it with the combsiv CLI",
             ));
         }
+        let planned = OutputFile::plan(&dst, Some(&input), overwrite)?;
         decryptor.check_key(&key)?;
-        write_new(&dst, overwrite, |out| {
-            decryptor.decrypt(&key, out, &options, |_| {})
-        })
+        let mut output = planned.create()?;
+        let len = decryptor.decrypt_file(&key, output.file(), &options, |_| {})?;
+        output.commit()?;
+        Ok(len)
     })
     .map_err(to_py)
 }
 
-/// The 32-byte master key in a key file made by `combsiv keygen`.
+/// The 32-byte master key in a key file made by `combsiv keygen`, read as the CLI reads
+/// one: at most 4 KiB, and unless `allow_insecure` only a file that no other user may read
+/// or write and that belongs to this user (or root) (`PermissionError` otherwise).
 #[pyfunction]
-fn load_key_file<'py>(py: Python<'py>, path: PathBuf) -> PyResult<Bound<'py, PyBytes>> {
-    let text = zeroize::Zeroizing::new(
-        fs::read_to_string(&path).map_err(|e| PyOSError::new_err(e.to_string()))?,
-    );
-    let key = MasterKey::from_key_file_text(&text).ok_or_else(|| {
-        PyValueError::new_err(format!("{} is not a combsiv key file", path.display()))
+#[pyo3(signature = (path, *, allow_insecure = false))]
+fn load_key_file<'py>(
+    py: Python<'py>,
+    path: PathBuf,
+    allow_insecure: bool,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let key = MasterKey::read_key_file(&path, allow_insecure).map_err(|e| {
+        let what = format!("{}: {e}", path.display());
+        match e {
+            SecretFileError::Io(e) => PyOSError::new_err(format!("{}: {e}", path.display())),
+            SecretFileError::Exposed { .. } | SecretFileError::ForeignOwner { .. } => {
+                PyPermissionError::new_err(what)
+            }
+            _ => PyValueError::new_err(what),
+        }
     })?;
     Ok(PyBytes::new(py, key.as_bytes()))
 }

@@ -164,7 +164,8 @@ def test_files_fail_cleanly(tmp_path):
     assert not (tmp_path / "out").exists(), "a failed decryption left its output"
     with pytest.raises(ValueError):
         combsiv.encrypt_file(tmp_path / "plain", tmp_path / "x", b"short")
-    with pytest.raises(ValueError):
+    (tmp_path / "plain").chmod(0o600)
+    with pytest.raises(ValueError, match="longer than 4096 bytes"):
         combsiv.load_key_file(tmp_path / "plain")
 
 
