@@ -363,29 +363,41 @@ impl BoundClass {
     }
 }
 
+/// A count for a bound: finite and not negative (`ValueError` otherwise; a NaN would
+/// otherwise make every comparison with the bound false).
+fn count(name: &str, value: f64) -> PyResult<f64> {
+    if value.is_finite() && value >= 0.0 {
+        Ok(value)
+    } else {
+        Err(PyValueError::new_err(format!(
+            "{name} must be a finite number >= 0, not {value}"
+        )))
+    }
+}
+
 /// The AES-GCM-SIV bound for `nonces` distinct nonces, each encrypting at most `per_nonce`
 /// messages of at most `max_bytes` bytes.
 #[pyfunction]
-fn nonce_bound(nonces: f64, per_nonce: f64, max_bytes: u64) -> BoundClass {
-    BoundClass {
+fn nonce_bound(nonces: f64, per_nonce: f64, max_bytes: u64) -> PyResult<BoundClass> {
+    Ok(BoundClass {
         bound: bounds::gcm_siv_nonce_based(&NonceProfile {
-            nonces,
-            per_nonce,
+            nonces: count("nonces", nonces)?,
+            per_nonce: count("per_nonce", per_nonce)?,
             max_blocks: bounds::blocks(max_bytes),
         }),
-    }
+    })
 }
 
 /// The AES-GCM-SIV bound for `messages` messages of at most `max_bytes` bytes under random
 /// 96-bit nonces.
 #[pyfunction]
-fn random_nonce_bound(messages: f64, max_bytes: u64) -> BoundClass {
-    BoundClass {
+fn random_nonce_bound(messages: f64, max_bytes: u64) -> PyResult<BoundClass> {
+    Ok(BoundClass {
         bound: bounds::gcm_siv_random_nonces(&RandomNonceProfile {
-            messages,
+            messages: count("messages", messages)?,
             max_blocks: bounds::blocks(max_bytes),
         }),
-    }
+    })
 }
 
 /// The backend new ciphers use on this CPU: "vaes", "aesni" or "portable".

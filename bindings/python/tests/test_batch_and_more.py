@@ -176,3 +176,13 @@ def test_gcm_batches_refuse_a_repeated_nonce():
     # AES-GCM-SIV is built for it: the same message under one nonce just seals alike.
     sealed = combsiv.AESGCMSIV(bytes(16)).encrypt_many([nonce, nonce], [b"a", b"a"])
     assert sealed[0] == sealed[1]
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -1.0])
+def test_bounds_refuse_counts_that_are_not_counts(bad):
+    with pytest.raises(ValueError, match="finite number >= 0"):
+        combsiv.nonce_bound(bad, 1.0, 64)
+    with pytest.raises(ValueError, match="finite number >= 0"):
+        combsiv.nonce_bound(1.0, bad, 64)
+    with pytest.raises(ValueError, match="finite number >= 0"):
+        combsiv.random_nonce_bound(bad, 64)

@@ -16,9 +16,10 @@ use crate::{AesGcmSiv, Error};
 pub struct Usage {
     /// Messages sealed.
     pub messages: u64,
-    /// Blocks (16 bytes, at least one per message) sealed, in total.
+    /// Blocks (16 bytes, at least one per message) sealed, in total: associated data and
+    /// plaintext, each padded to whole blocks, as POLYVAL reads them.
     pub blocks: u64,
-    /// The longest message sealed, in blocks.
+    /// The longest message sealed, in blocks, associated data included.
     pub max_blocks: u64,
 }
 
@@ -101,9 +102,13 @@ impl<K: KeySize> Sealer<K> {
         *self.usage.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Counts a message of `len` bytes against the budget, or refuses.
-    fn reserve(&self, len: usize) -> Result<(), Error> {
-        let blocks = (len as u64).div_ceil(16).max(1);
+    /// Counts a message of `len` bytes with `aad_len` bytes of associated data against the
+    /// budget, or refuses. The bound counts what POLYVAL hashes: both, padded to blocks.
+    fn reserve(&self, aad_len: usize, len: usize) -> Result<(), Error> {
+        let blocks = (aad_len as u64)
+            .div_ceil(16)
+            .saturating_add((len as u64).div_ceil(16))
+            .max(1);
         let mut usage = self.usage.lock().unwrap_or_else(PoisonError::into_inner);
         let next = usage.after(blocks);
         // A NaN limit refuses everything rather than nothing.
@@ -124,7 +129,7 @@ impl<K: KeySize> Sealer<K> {
         aad: &[u8],
         buf: &mut [u8],
     ) -> Result<([u8; NONCE_LEN], [u8; 16]), Error> {
-        self.reserve(buf.len())?;
+        self.reserve(aad.len(), buf.len())?;
         self.seal_reserved(aad, buf)
     }
 
@@ -143,7 +148,7 @@ impl<K: KeySize> Sealer<K> {
     /// Seals `plaintext` under a fresh random nonce: `nonce || ciphertext || tag`.
     pub fn seal(&self, aad: &[u8], plaintext: &[u8]) -> Result<Vec<u8>, Error> {
         // Refuse before copying the plaintext; should sealing still fail, the copy is wiped.
-        self.reserve(plaintext.len())?;
+        self.reserve(aad.len(), plaintext.len())?;
         let mut out = Zeroizing::new(Vec::with_capacity(NONCE_LEN + plaintext.len() + 16));
         out.extend_from_slice(&[0; NONCE_LEN]);
         out.extend_from_slice(plaintext);
@@ -191,6 +196,23 @@ mod tests {
         assert_eq!(roomy.usage(), Usage::default());
         let confused = Sealer::with_limit(Aes128GcmSiv::new(&[1; 16]), f64::NAN);
         assert_eq!(confused.seal(b"", b"x"), Err(Error::KeyExhausted));
+    }
+
+    /// The bound counts every block POLYVAL hashes: a small message with large associated
+    /// data spends as much as a large message.
+    #[test]
+    fn associated_data_counts_against_the_budget() {
+        let sealer = Sealer::new(Aes128GcmSiv::new(&[3; 16]));
+        sealer.seal(&[0; 100], b"ten bytes!").unwrap();
+        let usage = sealer.usage();
+        assert_eq!((usage.blocks, usage.max_blocks), (8, 8));
+        let limit = (3.0f64 * 64.0).log2() - 96.0 + 1e-6;
+        let tight = Sealer::with_limit(Aes128GcmSiv::new(&[1; 16]), limit);
+        let mut buf = [0u8; 1];
+        assert_eq!(
+            tight.seal_in_place_detached(&alloc::vec![0; 16 << 20], &mut buf),
+            Err(Error::KeyExhausted)
+        );
     }
 
     #[test]

@@ -11,6 +11,21 @@
 //! `--cfg combsiv_valgrind`, in which [`public`] tells memcheck that its value is defined
 //! (the harness provides that hook). In every other build [`public`] returns its argument.
 
+use subtle::ConstantTimeEq;
+
+use crate::Error;
+
+/// The one comparison of a computed tag with a received one (every AEAD, CMAC, CCM and the
+/// comb engine's), in constant time: [`Error::Authentication`] unless they are equal. Their
+/// lengths are public (a mismatch fails without looking at the bytes).
+pub(crate) fn check_tag(expected: &[u8], received: &[u8]) -> Result<(), Error> {
+    if bool::from(public(expected.ct_eq(received))) {
+        Ok(())
+    } else {
+        Err(Error::Authentication)
+    }
+}
+
 /// A value computed from secrets that is public from here on: a verdict (a
 /// [`subtle::Choice`]) about to steer a branch, or a length about to be returned.
 #[inline(always)]

@@ -195,11 +195,23 @@ impl<K: KeySize> AesGcmSiv<K> {
     }
 
     /// Opens every job whose tag authenticates it and sets `authentic`; each job that fails is
-    /// zeroed, and the call returns [`Error::Authentication`] if any failed.
+    /// zeroed, and the call returns [`Error::Authentication`] if any failed. A job whose
+    /// lengths exceed RFC 8452's limits fails the whole call before any work: every
+    /// `authentic` is false and every job zeroed.
     #[cfg(feature = "alloc")]
     pub fn open_batch(&self, jobs: &mut [crate::comb::SivJob<'_>]) -> Result<(), Error> {
-        for job in jobs.iter() {
-            check_lengths(job.aad.len(), job.data.len())?;
+        for job in jobs.iter_mut() {
+            job.authentic = false;
+        }
+        if let Some(error) = jobs
+            .iter()
+            .find_map(|job| check_lengths(job.aad.len(), job.data.len()).err())
+        {
+            // Nothing is opened: every job fails, zeroed as any failed decryption is.
+            for job in jobs.iter_mut() {
+                super::refuse_wiped(job.data, error);
+            }
+            return Err(error);
         }
         #[cfg(target_arch = "x86_64")]
         let one_kernel =

@@ -9,9 +9,8 @@ mod x86;
 #[cfg(feature = "alloc")]
 use alloc::vec::Vec;
 
-use crate::verdict::public;
+pub(crate) use crate::verdict::check_tag;
 use aead::inout::InOutBuf;
-use subtle::ConstantTimeEq;
 use zeroize::Zeroize;
 
 use crate::Error;
@@ -213,6 +212,15 @@ pub(crate) fn open_or_wipe(
     result
 }
 
+/// A decryption that fails before it starts (its lengths do not fit): `output` is zeroed
+/// through [`open_or_wipe`] like any other failure's.
+pub(crate) fn refuse_wiped(output: &mut [u8], error: Error) -> Error {
+    match open_or_wipe(output.into(), |_| Err(error)) {
+        Err(error) => error,
+        Ok(()) => unreachable!("the opening always fails"),
+    }
+}
+
 /// `input` and `output` as one [`InOutBuf`]: [`Error::InvalidLength`] unless they are equally
 /// long.
 pub(crate) fn in_out<'i, 'o>(
@@ -220,15 +228,6 @@ pub(crate) fn in_out<'i, 'o>(
     output: &'o mut [u8],
 ) -> Result<InOutBuf<'i, 'o, u8>, Error> {
     InOutBuf::new(input, output).map_err(|_| Error::InvalidLength)
-}
-
-/// Compares tags in constant time.
-pub(crate) fn check_tag(expected: &[u8; TAG_LEN], received: &[u8; TAG_LEN]) -> Result<(), Error> {
-    if bool::from(public(expected.ct_eq(received))) {
-        Ok(())
-    } else {
-        Err(Error::Authentication)
-    }
 }
 
 /// `plaintext || tag` from an in-place sealing function.
@@ -343,10 +342,7 @@ macro_rules! impl_common_surface {
             ) -> Result<(), $crate::Error> {
                 let buf = match $crate::aead::in_out(ciphertext, plaintext) {
                     Ok(buf) => buf,
-                    Err(e) => {
-                        zeroize::Zeroize::zeroize(plaintext);
-                        return Err(e);
-                    }
+                    Err(e) => return Err($crate::aead::refuse_wiped(plaintext, e)),
                 };
                 self.open_inout(nonce, aad, buf, tag)
             }

@@ -84,9 +84,9 @@ impl RoundKeys {
         unsafe { encrypt_ecb(aesni, self, blocks) }
     }
 
-    pub(crate) fn decrypt_blocks(&self, _: Aesni, blocks: &mut [[u8; 16]]) {
+    pub(crate) fn decrypt_blocks(&self, aesni: Aesni, blocks: &mut [[u8; 16]]) {
         // SAFETY: the token proves the CPU has the features `decrypt_ecb` enables.
-        unsafe { decrypt_ecb(self, blocks) }
+        unsafe { decrypt_ecb(aesni, self, blocks) }
     }
 
     pub(crate) fn apply_keystream(
@@ -305,7 +305,7 @@ fn encrypt_ecb(aesni: Aesni, round_keys: &RoundKeys, blocks: &mut [[u8; 16]]) {
 /// round keys in reverse order with InvMixColumns (AESIMC) applied to all but the first and
 /// last. They are derived here per call and wiped after, so no decryption schedule is kept.
 #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
-fn decrypt_ecb(round_keys: &RoundKeys, blocks: &mut [[u8; 16]]) {
+fn decrypt_ecb(_: Aesni, round_keys: &RoundKeys, blocks: &mut [[u8; 16]]) {
     let rounds = round_keys.rounds;
     let mut keys = [_mm_setzero_si128(); 15];
     keys[0] = round_keys.keys[rounds];

@@ -27,15 +27,15 @@ mod x86;
 
 use alloc::vec::Vec;
 
-use subtle::ConstantTimeEq;
 use zeroize::{Zeroize, Zeroizing};
 
 use self::lanes::{Chain, Lane, LanePool};
 use self::schedule::Scheduler;
 pub use self::schedule::{Schedule, ScheduleStats};
+use crate::aead::{open_or_wipe, refuse_wiped};
 use crate::aes::BlockCipher;
 use crate::modes::{Ccm, CmacSubkeys, cmac_blocks, cmac_split, cmac_subkeys};
-use crate::verdict::public;
+use crate::verdict::check_tag;
 use crate::{Aes, Backend, Error};
 
 /// A CBC encryption job: `data` (whole blocks) is encrypted in place under `key` and `iv`.
@@ -315,6 +315,7 @@ impl Comb {
             .collect();
         let scratch = Scratch::zeroed(&mut self.scratch, tails.len());
         // `scratch` has exactly one slot per tail: the zips below pair them all.
+        assert_eq!(scratch.blocks.len(), tails.len(), "one slot per tail");
         let mut tail_lanes = self.pool.take();
         tail_lanes.extend(scratch.blocks.iter_mut().zip(&tails).map(
             |(slot, &(job, key, ref tail))| {
@@ -386,6 +387,11 @@ impl Comb {
             return;
         }
         let long = || jobs.iter().filter(|j| !copied(j));
+        assert_eq!(
+            long().count(),
+            lasts.len(),
+            "one last block per long message"
+        );
         for (j, last) in long().zip(lasts.iter_mut()) {
             *last = (u128::from_le_bytes(*last) ^ u128::from_le_bytes(j.tag)).to_le_bytes();
         }
@@ -428,6 +434,7 @@ impl Comb {
                 .encrypt_in_place_detached(job.nonce, job.aad, job.data)?;
         }
         let tags = self.ccm_tags(jobs, Chain::CcmSeal, interleaved);
+        assert_eq!(tags.len(), jobs.len(), "one tag per job");
         for (job, tag) in jobs.iter_mut().zip(tags.iter()) {
             if interleaved(job) {
                 job.tag = tag.to_le_bytes();
@@ -439,8 +446,18 @@ impl Comb {
     /// CCM-decrypts every job whose tag authenticates it and sets `authentic`; a job that fails
     /// is zeroed, and the call returns [`Error::Authentication`] if any failed.
     pub fn ccm_open(&mut self, jobs: &mut [CcmJob<'_>]) -> Result<(), Error> {
-        for job in jobs.iter() {
-            job.ccm.check(job.nonce, job.data.len())?;
+        for job in jobs.iter_mut() {
+            job.authentic = false;
+        }
+        if let Some(error) = jobs
+            .iter()
+            .find_map(|job| job.ccm.check(job.nonce, job.data.len()).err())
+        {
+            // Nothing is opened: every job fails, zeroed as any failed decryption is.
+            for job in jobs.iter_mut() {
+                refuse_wiped(job.data, error);
+            }
+            return Err(error);
         }
         // The MAC needs the plaintext: counter mode over each whole message first.
         for job in jobs.iter_mut() {
@@ -448,16 +465,13 @@ impl Comb {
         }
         let expected = self.ccm_tags(jobs, Chain::CbcMac, |_| true);
         let mut all = true;
+        assert_eq!(expected.len(), jobs.len(), "one tag per job");
         for (job, expected) in jobs.iter_mut().zip(expected.iter()) {
-            // Both as integers cut to the tag length, compared without a branch on secrets.
-            let received = job.ccm.masked_tag(u128::from_le_bytes(job.tag), 0);
-            let difference = expected ^ received;
-            let folded = (difference as u64) | ((difference >> 64) as u64);
-            job.authentic = bool::from(public(folded.ct_eq(&0)));
-            if !job.authentic {
-                job.data.zeroize();
-                all = false;
-            }
+            let tag_len = job.ccm.tag_len();
+            let expected = expected.to_le_bytes();
+            let verdict = check_tag(&expected[..tag_len], &job.tag[..tag_len]);
+            job.authentic = open_or_wipe((&mut *job.data).into(), |_| verdict).is_ok();
+            all &= job.authentic;
         }
         if all {
             Ok(())
@@ -582,6 +596,7 @@ impl Comb {
                 jobs.iter().enumerate().filter(alone)
             };
             encrypt_per_job(b0_jobs().map(|(_, j)| j.ccm.cipher()), b0_scratch, 2);
+            assert_eq!(b0_scratch.len(), 2 * b0_count, "two slots per B0 job");
             for ((job, _), [mac, s0]) in b0_jobs().zip(b0_scratch.as_chunks::<2>().0) {
                 macs[job] = u128::from_le_bytes(*mac);
                 masks[job] = u128::from_le_bytes(*s0);
@@ -603,6 +618,11 @@ impl Comb {
 
         if tail_count > 0 {
             // `tail_scratch` has exactly `tail_blocks` slots per tail: the zips pair them all.
+            assert_eq!(
+                tail_scratch.len(),
+                tail_blocks * tail_count,
+                "slots per tail"
+            );
             let tail_jobs = || {
                 jobs.iter()
                     .enumerate()
@@ -613,7 +633,7 @@ impl Comb {
                     unreachable!("a payload that runs in place is longer than a block");
                 };
                 let Some((block, counter)) = slots.split_first_mut() else {
-                    continue;
+                    unreachable!("a tail has at least its MAC block");
                 };
                 // The zero-padded tail as an integer: the message's last sixteen bytes with
                 // those before the tail shifted out (the tail is 1..=15 bytes). Copying the
@@ -631,15 +651,17 @@ impl Comb {
             let tails = (jobs.iter_mut().enumerate()).filter(|(job, j)| plan_of(*job).has_tail(j));
             for ((job, j), slots) in tails.zip(tail_scratch.chunks_exact(tail_blocks)) {
                 let Some((mac, keystream)) = slots.split_first() else {
-                    continue;
+                    unreachable!("a tail has at least its MAC block");
                 };
                 macs[job] = u128::from_le_bytes(*mac);
-                // The keystream moved up under the tail, XORed into the last sixteen bytes
-                // whole: the bytes before the tail take zeros.
+                // Sealing: the keystream moved up under the tail, XORed into the last sixteen
+                // bytes whole: the bytes before the tail take zeros. (Opening has no
+                // keystream slot: its payload was decrypted before the MAC.)
                 let shift = bits_before_tail(j.data);
-                if let (Some(keystream), Some(last_sixteen)) =
-                    (keystream.first(), j.data.last_chunk_mut::<16>())
-                {
+                if let Some(keystream) = keystream.first() {
+                    let Some(last_sixteen) = j.data.last_chunk_mut::<16>() else {
+                        unreachable!("a payload that runs in place is longer than a block");
+                    };
                     let mut keystream = u128::from_le_bytes(*keystream) << shift;
                     *last_sixteen = (u128::from_le_bytes(*last_sixteen) ^ keystream).to_le_bytes();
                     keystream.zeroize();

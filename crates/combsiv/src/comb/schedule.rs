@@ -148,9 +148,11 @@ fn radix_sort(pairs: &mut Vec<(u64, usize)>, moved: &mut Vec<(u64, usize)>) {
         moved.resize(pairs.len(), (0u64, 0usize));
         for &(key, index) in pairs.iter() {
             let bucket = &mut next[byte(key)];
-            if let Some(target) = moved.get_mut(*bucket) {
-                *target = (key, index);
-            }
+            // The buckets' starts are the prefix sums of their counts: within `pairs`.
+            let Some(target) = moved.get_mut(*bucket) else {
+                unreachable!("a bucket's next slot lies within the pairs");
+            };
+            *target = (key, index);
             *bucket += 1;
         }
         core::mem::swap(pairs, moved);

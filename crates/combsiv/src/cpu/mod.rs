@@ -95,9 +95,10 @@ impl Backend {
 
     fn from_u8(value: u8) -> Backend {
         match value {
+            0 => Backend::Portable,
             1 => Backend::Aesni,
             2 => Backend::Vaes,
-            _ => Backend::Portable,
+            _ => unreachable!("only a Backend's own value is stored"),
         }
     }
 }

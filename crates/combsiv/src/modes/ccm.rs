@@ -8,12 +8,10 @@
 #[cfg(feature = "alloc")]
 use alloc::vec::Vec;
 
-use subtle::ConstantTimeEq;
-
 use super::{cbc_mac, cbc_mac_padded, ctr_apply};
 use crate::aead::open_or_wipe;
 use crate::cpu::Backend;
-use crate::verdict::public;
+use crate::verdict::check_tag;
 use crate::{Aes, Error};
 
 /// AES-CCM with a fixed nonce length and tag length.
@@ -146,11 +144,7 @@ impl Ccm {
             }
             self.apply_payload_keystream(nonce, buf);
             let expected = self.encrypt_tag(nonce, self.mac(nonce, aad, buf));
-            if bool::from(public(expected[..self.tag_len].ct_eq(tag))) {
-                Ok(())
-            } else {
-                Err(Error::Authentication)
-            }
+            check_tag(&expected[..self.tag_len], tag)
         })
     }
 

@@ -1,11 +1,10 @@
 //! CMAC (NIST SP 800-38B, RFC 4493): CBC-MAC with the last block masked by a subkey, so that
 //! messages of every length, including empty and block-multiple ones, are safe.
 
-use subtle::ConstantTimeEq;
 use zeroize::Zeroize;
 
 use super::cbc_mac;
-use crate::verdict::public;
+use crate::verdict::check_tag;
 use crate::{Aes, Error};
 
 /// Multiplication by x in GF(2^128) with the big-endian, x^128 = x^7 + x^2 + x + 1 convention
@@ -99,9 +98,5 @@ pub(crate) fn cmac_blocks(subkeys: &Subkeys, message: &[u8], out: &mut [[u8; 16]
 
 /// Checks a CMAC tag in constant time: [`Error::Authentication`] if it does not match.
 pub fn cmac_verify(key: &Aes, message: &[u8], tag: &[u8; 16]) -> Result<(), Error> {
-    if bool::from(public(cmac(key, message).ct_eq(tag))) {
-        Ok(())
-    } else {
-        Err(Error::Authentication)
-    }
+    check_tag(&cmac(key, message), tag)
 }

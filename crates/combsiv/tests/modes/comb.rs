@@ -460,3 +460,28 @@ fn official_vectors_through_the_batch_apis() {
         }
     }
 }
+
+/// A job whose nonce or length is out of range fails the whole open before any work, as a
+/// failed decryption does: every `authentic` false (even one a caller left true) and every
+/// job zeroed.
+#[test]
+fn a_refused_ccm_open_leaves_no_job_authentic() {
+    let ccm = Ccm::new(&[9; 16], 12, 16).unwrap();
+    let mut data = [vec![1u8; 40], vec![2u8; 40]];
+    let nonces = [[0u8; 12].to_vec(), [0u8; 11].to_vec()];
+    let mut jobs: Vec<CcmJob> = data
+        .iter_mut()
+        .zip(&nonces)
+        .map(|(data, nonce)| CcmJob {
+            ccm: &ccm,
+            nonce,
+            aad: b"",
+            data,
+            tag: [0; 16],
+            authentic: true,
+        })
+        .collect();
+    assert!(Comb::new().ccm_open(&mut jobs).is_err());
+    assert!(jobs.iter().all(|job| !job.authentic));
+    assert!(data.iter().flatten().all(|&b| b == 0));
+}

@@ -826,12 +826,18 @@ fn encrypt_each<W: Width, const ROUNDS: usize>(
 fn xor_keystream<W: Width>(width: W, data: &mut [u8], keystream: &[KeystreamRow<W>], lane: usize) {
     let aesni = width.aesni();
     let (g, i) = (lane / W::BLOCKS, lane % W::BLOCKS);
+    // A short keystream would leave plaintext in place: never silently.
+    assert!(
+        keystream.len() >= data.len().div_ceil(16),
+        "a keystream row for every block"
+    );
     let (whole, partial) = data.as_chunks_mut::<16>();
     let (whole_count, has_partial) = (whole.len(), !partial.is_empty());
     for (block, row) in whole.iter_mut().zip(keystream) {
         *block = store128(aesni.xor(load128(block), width.block(row[g], i)));
     }
-    if has_partial && let Some(row) = keystream.get(whole_count) {
+    if has_partial {
+        let row = &keystream[whole_count];
         let block = load_last_partial(aesni, data);
         store_last_partial(aesni, aesni.xor(block, width.block(row[g], i)), data);
     }
