@@ -201,10 +201,11 @@ fn seal_short<const ROUNDS: usize, const CHUNKS: usize>(
 ) -> [u8; 16] {
     let keys = derive_record_keys::<ROUNDS>(aesni, message.key_generating_key, message.nonce);
     let s = polyval_short::<CHUNKS>(aesni, keys.authentication, message.aad, buf.get_in());
-    let encryption = keys.expand(aesni);
+    let mut encryption = keys.expand(aesni);
     let tag = tag_of::<ROUNDS>(aesni, &encryption, s, message.nonce);
     let mut counter = Counter::<Aesni, false>::new(aesni, counter_block(aesni, tag));
     short_keystream::<ROUNDS, CHUNKS>(aesni, &encryption, &mut counter, buf);
+    encryption.zeroize();
     store128(tag)
 }
 
@@ -217,12 +218,14 @@ fn open_short<const ROUNDS: usize, const CHUNKS: usize>(
     received_tag: &[u8; 16],
 ) -> [u8; 16] {
     let keys = derive_record_keys::<ROUNDS>(aesni, message.key_generating_key, message.nonce);
-    let encryption = keys.expand(aesni);
+    let mut encryption = keys.expand(aesni);
     let counter = counter_block(aesni, load128(received_tag));
     let mut counter = Counter::<Aesni, false>::new(aesni, counter);
     short_keystream::<ROUNDS, CHUNKS>(aesni, &encryption, &mut counter, buf.reborrow());
     let s = polyval_short::<CHUNKS>(aesni, keys.authentication, message.aad, buf.get_out());
-    store128(tag_of::<ROUNDS>(aesni, &encryption, s, message.nonce))
+    let tag = tag_of::<ROUNDS>(aesni, &encryption, s, message.nonce);
+    encryption.zeroize();
+    store128(tag)
 }
 
 /// Counter mode over a short message's text: less than one stride in one chunk, so one
@@ -354,6 +357,18 @@ struct RecordKeys {
     encryption: (__m128i, Option<__m128i>),
 }
 
+/// The record keys are per-message secrets: what of them the compiler put on the stack is
+/// wiped when they go.
+impl Drop for RecordKeys {
+    fn drop(&mut self) {
+        self.authentication.zeroize();
+        self.encryption.0.zeroize();
+        if let Some(high) = self.encryption.1.as_mut() {
+            high.zeroize();
+        }
+    }
+}
+
 impl RecordKeys {
     /// The expanded record encryption key.
     #[inline(always)]
@@ -430,11 +445,12 @@ fn seal_rounds<W: Width, const ROUNDS: usize>(
 ) -> [u8; 16] {
     let mut hash_key = PolyvalKey::empty(width.aesni());
     let mut keys = [width.zero(); 15];
-    let (encryption, s) =
+    let (mut encryption, s) =
         record_keys_and_aad::<W, ROUNDS>(width, message, buf.len(), (&mut hash_key, &mut keys));
     let lengths = length_block(message.aad.len(), buf.len());
     let s = absorb_padded::<W, false>(width, &hash_key, s, (buf.get_in(), 0), Some(lengths));
     let tag = tag_of::<ROUNDS>(width.aesni(), &encryption, s, message.nonce);
+    encryption.zeroize();
     let mut counter = Counter::<W, false>::new(width, counter_block(width.aesni(), tag));
     apply_keystream::<W, false, ROUNDS>(width, &keys, &mut counter, buf);
     keys.zeroize();
@@ -450,7 +466,7 @@ fn open_rounds<W: Width, const ROUNDS: usize>(
 ) -> [u8; 16] {
     let mut hash_key = PolyvalKey::empty(width.aesni());
     let mut keys = [width.zero(); 15];
-    let (encryption, s) =
+    let (mut encryption, s) =
         record_keys_and_aad::<W, ROUNDS>(width, message, buf.len(), (&mut hash_key, &mut keys));
     let lengths = length_block(message.aad.len(), buf.len());
     let counter = counter_block(width.aesni(), load128(received_tag));
@@ -463,12 +479,9 @@ fn open_rounds<W: Width, const ROUNDS: usize>(
         lengths,
     );
     keys.zeroize();
-    store128(tag_of::<ROUNDS>(
-        width.aesni(),
-        &encryption,
-        s,
-        message.nonce,
-    ))
+    let tag = tag_of::<ROUNDS>(width.aesni(), &encryption, s, message.nonce);
+    encryption.zeroize();
+    store128(tag)
 }
 
 /// Section 4: the length block, bit lengths of AAD and plaintext as little-endian 64-bit

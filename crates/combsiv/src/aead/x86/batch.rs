@@ -485,11 +485,12 @@ fn seal_group<W: Width, const ROUNDS: usize>(
     (key_generating_key, jobs, group, scratch): GroupArgs<'_, '_, W>,
 ) {
     let first_row = gather_rows::<W>(width.aesni(), jobs, group, &mut scratch.rows);
-    let (nonces, authentication, expansion) =
+    let (nonces, mut authentication, expansion) =
         record_keys::<W, ROUNDS>(width, key_generating_key, jobs, group, scratch);
     // The record keys' expansion (a latency chain) runs between POLYVAL's rows (bound by the
     // multiplier's throughput), which do not depend on it.
     let s = polyval_rows(width, &authentication, scratch, first_row, expansion);
+    authentication.zeroize();
     scratch.clear_rows(first_row, group.len());
     let tags = tags_of::<W, ROUNDS>(width, &scratch.encryption, s, &nonces);
     let text_blocks = text_blocks(jobs, group);
@@ -509,7 +510,7 @@ fn open_group<W: Width, const ROUNDS: usize>(
     (key_generating_key, jobs, group, scratch): GroupArgs<'_, '_, W>,
 ) {
     let received = per_register(width, |lane| load128(&jobs[group[lane].job].tag));
-    let (nonces, authentication, mut expansion) =
+    let (nonces, mut authentication, mut expansion) =
         record_keys::<W, ROUNDS>(width, key_generating_key, jobs, group, scratch);
     expansion.run(width, &mut scratch.encryption, ROUNDS);
     let text_blocks = text_blocks(jobs, group);
@@ -519,6 +520,7 @@ fn open_group<W: Width, const ROUNDS: usize>(
     }
     let first_row = gather_rows::<W>(width.aesni(), jobs, group, &mut scratch.rows);
     let s = polyval_rows(width, &authentication, scratch, first_row, expansion);
+    authentication.zeroize();
     scratch.clear_rows(first_row, group.len());
     let expected = tags_of::<W, ROUNDS>(width, &scratch.encryption, s, &nonces);
     for (lane, member) in group.iter().enumerate() {
@@ -573,10 +575,12 @@ fn record_keys<W: Width, const ROUNDS: usize>(
         for (g, half) in halves.iter_mut().enumerate() {
             *half = width.low_halves(blocks[g], blocks[GROUP + g]);
         }
+        blocks.zeroize();
     }
     let [authentication, low, high] = halves;
     let high = (ROUNDS == 14).then_some(high);
     let next = first_round_keys(low, high, &mut scratch.encryption);
+    halves.zeroize();
     (nonces, authentication, Expansion { next })
 }
 
@@ -676,6 +680,7 @@ fn polyval_rows<W: Width, const ROUNDS: usize>(
             horner_row(width, &mut s, row, (h, &karatsuba));
             expansion.run(width, &mut scratch.encryption, keys_per_step);
         }
+        karatsuba.zeroize();
         return s;
     }
     let (single, aggregated) = rows.split_at(rows.len() % AGGREGATED_ROWS);
@@ -717,6 +722,7 @@ fn polyval_rows<W: Width, const ROUNDS: usize>(
         expansion.run(width, &mut scratch.encryption, keys_per_step);
     }
     powers.zeroize();
+    karatsuba.zeroize();
     s
 }
 
