@@ -400,6 +400,13 @@ fn random_nonce_bound(messages: f64, max_bytes: u64) -> PyResult<BoundClass> {
     })
 }
 
+/// Whether this build of the extension checks Rust's debug assertions and overflows (CI runs
+/// the tests once with them).
+#[pyfunction]
+fn _debug_assertions() -> bool {
+    cfg!(debug_assertions)
+}
+
 /// The backend new ciphers use on this CPU: "vaes", "aesni" or "portable".
 #[pyfunction]
 fn backend() -> &'static str {
@@ -424,6 +431,7 @@ fn _combsiv(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<BoundClass>()?;
     m.add("InvalidTag", py.get_type::<InvalidTag>())?;
     m.add("KeyExhausted", py.get_type::<KeyExhausted>())?;
+    m.add_function(wrap_pyfunction!(_debug_assertions, m)?)?;
     m.add_function(wrap_pyfunction!(backend, m)?)?;
     m.add_function(wrap_pyfunction!(available_backends, m)?)?;
     m.add_function(wrap_pyfunction!(nonce_bound, m)?)?;

@@ -186,3 +186,12 @@ def test_bounds_refuse_counts_that_are_not_counts(bad):
         combsiv.nonce_bound(1.0, bad, 64)
     with pytest.raises(ValueError, match="finite number >= 0"):
         combsiv.random_nonce_bound(bad, 64)
+
+
+def test_the_build_checks_what_ci_asked_for():
+    """CI installs the package a second time with Rust's debug assertions and overflow
+    checks (COMBSIV_EXPECT_DEBUG_ASSERTIONS=1): that run must really have them."""
+    expected = os.environ.get("COMBSIV_EXPECT_DEBUG_ASSERTIONS")
+    if expected is None:
+        pytest.skip("COMBSIV_EXPECT_DEBUG_ASSERTIONS is not set")
+    assert combsiv._combsiv._debug_assertions() == (expected == "1")

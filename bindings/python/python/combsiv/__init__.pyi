@@ -31,8 +31,11 @@ class AESGCMSIV:
     Same surface as ``cryptography``'s ``AESGCMSIV``: 16- or 32-byte keys (AES-192 is not
     offered: ``ValueError``), 12-byte nonces (``ValueError`` otherwise), ``encrypt`` returns
     ``ciphertext || tag``, ``decrypt`` raises ``InvalidTag``. Any bytes-like object is
-    accepted for every input. Calls over 4 KiB release the GIL. The key schedule is wiped
-    when the object is freed.
+    accepted for every input, and read once: anything but ``bytes`` is copied first (into the
+    output, where the work then runs in place), so a buffer another thread writes mid-call
+    cannot yield a ciphertext that never opens. Calls over 4 KiB release the GIL
+    (``encrypt_into``/``decrypt_into``, which write your buffer, keep it). The key schedule
+    is wiped when the object is freed.
 
     ``backend`` picks "portable", "aesni" or "vaes" (default: the fastest this CPU has).
     """
@@ -97,7 +100,9 @@ class AESGCM:
         nonces: Sequence[BytesLike],
         messages: Sequence[BytesLike],
         associated_data: BatchAssociatedData = None,
-    ) -> list[bytes]: ...
+    ) -> list[bytes]:
+        """As ``AESGCMSIV.encrypt_many``; a nonce repeated within the call raises
+        ``ValueError`` (AES-GCM must never reuse a nonce under one key)."""
     def decrypt_many(
         self,
         nonces: Sequence[BytesLike],
@@ -137,11 +142,12 @@ class Bound:
 
 def nonce_bound(nonces: float, per_nonce: float, max_bytes: int) -> Bound:
     """The bound for ``nonces`` distinct nonces, each encrypting at most ``per_nonce``
-    messages of at most ``max_bytes`` bytes."""
+    messages of at most ``max_bytes`` bytes. Counts must be finite and >= 0
+    (``ValueError``)."""
 
 def random_nonce_bound(messages: float, max_bytes: int) -> Bound:
     """The bound for ``messages`` messages of at most ``max_bytes`` bytes under random
-    96-bit nonces."""
+    96-bit nonces. ``messages`` must be finite and >= 0 (``ValueError``)."""
 
 def backend() -> str:
     """The backend new ciphers use on this CPU: "vaes", "aesni" or "portable"."""
@@ -161,13 +167,21 @@ def encrypt_file(
 ) -> int:
     """Encrypts ``src`` into a new file ``dst`` in the combsiv stream format (what
     ``combsiv encrypt -k KEYFILE`` writes) under a 32-byte master key; returns the plaintext
-    length. Runs on all cores without the GIL."""
+    length. Runs on all cores without the GIL. ``dst`` is written as the CLI writes it: a
+    private (0600) temporary file beside it, fsynced and renamed (``overwrite``) or linked
+    into place only when complete, so a failure leaves the old ``dst``; ``src`` itself as
+    ``dst`` raises ``ValueError``, an existing ``dst`` without ``overwrite``
+    ``FileExistsError``, a device is written in place, and a ``src`` that changes while it is
+    read raises ``OSError`` (no output is kept)."""
 
 def decrypt_file(
     src: StrPath, dst: StrPath, key: BytesLike, *, threads: int = 0, overwrite: bool = False
 ) -> int:
-    """Decrypts a combsiv file (key-file encrypted) into a new file ``dst``; raises
-    ``InvalidTag`` for a wrong key or damaged data, and then leaves no ``dst``."""
+    """Decrypts a combsiv file (key-file encrypted) into ``dst``, written as ``encrypt_file``
+    writes; raises ``InvalidTag`` for a wrong key or damaged data, and then leaves ``dst`` as
+    it was (absent, or the old file): never unverified plaintext."""
 
-def load_key_file(path: StrPath) -> bytes:
-    """The 32-byte master key in a key file made by ``combsiv keygen``."""
+def load_key_file(path: StrPath, *, allow_insecure: bool = False) -> bytes:
+    """The 32-byte master key in a key file made by ``combsiv keygen``, read as the CLI reads
+    one: at most 4 KiB (``ValueError``), and unless ``allow_insecure`` only a file no other
+    user may read or write and that belongs to this user or root (``PermissionError``)."""
