@@ -79,6 +79,7 @@ pub(crate) fn key_from_slice<K: KeySize>(key: &[u8]) -> Result<K::Key, Error> {
 }
 
 /// The tag length of both AEADs.
+#[cfg(feature = "alloc")]
 pub(crate) const TAG_LEN: usize = 16;
 
 /// `len <= max`, for lengths that are `usize` in memory and bounded in `u64` by a spec.
