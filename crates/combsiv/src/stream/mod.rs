@@ -485,8 +485,10 @@ impl Encryptor {
         self.run(key, Source::Reader(input), output, options, progress)
     }
 
-    /// [`encrypt`](Self::encrypt) for an input already in memory (such as a file mapping):
-    /// each chunk is sealed straight from `input` into its output buffer, with no copy.
+    /// [`encrypt`](Self::encrypt) for an input already in memory: each chunk is sealed
+    /// straight from `input` into its output buffer, with no copy. For a file, use
+    /// [`encrypt_file`](Self::encrypt_file), not a mapping of it: another process can change
+    /// a mapped file under the seal (AES-GCM-SIV reads each chunk twice).
     pub fn encrypt_slice(
         self,
         key: &MasterKey,
@@ -742,8 +744,9 @@ impl<R: Read> Decryptor<R> {
 }
 
 impl Decryptor<&[u8]> {
-    /// [`decrypt`](Self::decrypt) for a stream already in memory (such as a file mapping):
-    /// each chunk is opened straight from the input into its output buffer, with no copy.
+    /// [`decrypt`](Self::decrypt) for a stream already in memory: each chunk is opened
+    /// straight from the input into its output buffer, with no copy. For a file, use
+    /// [`decrypt_file`](Decryptor::decrypt_file), not a mapping of it.
     pub fn decrypt_slice(
         self,
         key: &MasterKey,
