@@ -87,7 +87,8 @@ def test_sealer_counts_and_refuses():
     assert combsiv.AESGCMSIV(bytes(32)).decrypt(sealed[:12], sealed[12:], b"ad") == b"message"
     with pytest.raises(combsiv.InvalidTag):
         sealer.open(sealed, b"other")
-    assert sealer.usage == (1, 1, 1)
+    # One block of plaintext and one of associated data: the budget counts both.
+    assert sealer.usage == (1, 2, 2)
     assert sealer.seal(b"x") != sealer.seal(b"x"), "nonces must be fresh"
     # A budget of 2^-200 is exhausted at once: refused before any work.
     tight = combsiv.Sealer(bytes(16), limit_log2=-200.0)
