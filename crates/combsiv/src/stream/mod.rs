@@ -308,7 +308,10 @@ impl<'m, R: Read> Source<'m, R> {
             }
             #[cfg(unix)]
             Source::File { len, position, .. } => {
-                let n = usize::try_from(*len - *position).map_or(want, |left| left.min(want));
+                // An offset at or past the end (a file shorter than where it was opened)
+                // reads nothing: the final, empty chunk.
+                let left = len.saturating_sub(*position);
+                let n = usize::try_from(left).map_or(want, |left| left.min(want));
                 slot.input = Some(*position..*position + n as u64);
                 *position += n as u64;
                 Ok(n)

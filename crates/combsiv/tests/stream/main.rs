@@ -597,3 +597,31 @@ fn a_file_that_changes_while_it_is_read_is_refused() {
         }
     }
 }
+
+/// `encrypt_file` starts at the file's offset: one past the end (a file truncated after it
+/// was opened and read) gives the stream of nothing, not an overflow.
+#[test]
+fn a_file_read_from_past_its_end_seals_nothing() {
+    use std::io::{Seek, SeekFrom};
+    let key = MasterKey::new([4; 32]);
+    let mut file = file_holding(&[1; 100]);
+    file.seek(SeekFrom::Start(200)).unwrap();
+    let encryptor = Encryptor::new(Algorithm::Aes256GcmSiv, 64, KeySource::KeyFile).unwrap();
+    let mut sealed = Vec::new();
+    let len = encryptor
+        .encrypt_file(
+            &key,
+            file.as_file(),
+            &mut sealed,
+            &Options::default(),
+            |_| {},
+        )
+        .unwrap();
+    assert_eq!(len, 0);
+    let mut opened = Vec::new();
+    let decryptor = Decryptor::new(&sealed[..]).unwrap();
+    decryptor
+        .decrypt(&key, &mut opened, &Options::default(), |_| {})
+        .unwrap();
+    assert!(opened.is_empty());
+}
