@@ -113,11 +113,11 @@ impl<'py> Buffer<'py> {
         if !out.is_empty() {
             // SAFETY: a successful PyBUF_SIMPLE export is `len` contiguous bytes at `buf`,
             // valid until the buffer is released in `drop`, and `start + out.len() <= len`
-            // (asserted); `out` is our own memory, so the two do not overlap (a writable
-            // output `out` is a different export: `decrypt_into` of a buffer into itself
-            // copies between the same bytes, which `copy` would allow, so it is used). No
-            // reference to the exporter's bytes is made: they may change while they are
-            // copied, and the copy is what the call then uses.
+            // (asserted), so the source range is readable; `out` is writable. `out` may be
+            // the same bytes as the source (a caller's buffer passed both as data and as the
+            // output of `decrypt_into`): `ptr::copy` allows overlapping ranges. No reference
+            // to the exporter's bytes is made: another thread may write them meanwhile, and
+            // the copy is what the call then uses.
             unsafe {
                 core::ptr::copy(
                     self.raw.buf.cast::<u8>().add(start),
