@@ -74,10 +74,8 @@ fn encrypt_file(
     };
     py.detach(|| {
         let input = File::open(&src)?;
-        let mut output = OutputFile::plan(&dst, Some(&input), overwrite)?.create()?;
-        let len = encryptor.encrypt_file(&key, &input, output.file(), &options, |_| {})?;
-        output.commit()?;
-        Ok(len)
+        let output = OutputFile::plan(&dst, Some(&input), overwrite)?;
+        encryptor.encrypt_to_file(&key, &input, output, &options, |_| {})
     })
     .map_err(to_py)
 }
@@ -108,12 +106,8 @@ fn decrypt_file(
                 "the file was encrypted with a passphrase; decrypt it with the combsiv CLI",
             ));
         }
-        let planned = OutputFile::plan(&dst, Some(&input), overwrite)?;
-        decryptor.check_key(&key)?;
-        let mut output = planned.create()?;
-        let len = decryptor.decrypt_file(&key, output.file(), &options, |_| {})?;
-        output.commit()?;
-        Ok(len)
+        let output = OutputFile::plan(&dst, Some(&input), overwrite)?;
+        decryptor.decrypt_to_file(&key, output, &options, |_| {})
     })
     .map_err(to_py)
 }

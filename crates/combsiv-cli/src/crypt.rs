@@ -8,11 +8,10 @@
 //! read, and a file whose size or modification time changed by the end is refused (exit 3,
 //! output removed). Pipes and devices are read in order.
 
-use std::fs::{self, File};
+use std::fs::File;
 use std::io::{self, IsTerminal};
 use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, PoisonError};
 
 use combsiv::stream::{
     Algorithm, Decryptor, Encryptor, KdfLimits, Options, OutputFile, PlannedOutput, StreamError,
@@ -88,13 +87,6 @@ fn open_input(path: Option<&Path>) -> Result<Input, Failure> {
     }
 }
 
-/// The temporary file being written, for the signal handler to remove.
-static PENDING: Mutex<Option<PathBuf>> = Mutex::new(None);
-
-fn pending() -> std::sync::MutexGuard<'static, Option<PathBuf>> {
-    PENDING.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
 /// On SIGINT, SIGTERM or SIGHUP, removes the temporary file being written (it may hold
 /// verified plaintext), turns terminal echo back on if a passphrase prompt had it off, and
 /// exits with 128 + the signal number, as a shell reports it.
@@ -105,9 +97,7 @@ pub fn clean_up_on_signals() {
     };
     std::thread::spawn(move || {
         if let Some(signal) = signals.forever().next() {
-            if let Some(temp) = pending().take() {
-                let _ = fs::remove_file(temp);
-            }
+            combsiv::stream::remove_temporary_files();
             if crate::keys::PROMPTING.load(std::sync::atomic::Ordering::SeqCst)
                 && let Ok(tty) = File::open("/dev/tty")
             {
@@ -130,39 +120,6 @@ enum Target {
     File(PlannedOutput),
     /// stdout, written as it goes.
     Stream(File),
-}
-
-/// Where the output goes.
-enum Output {
-    File(OutputFile),
-    Stream(File),
-}
-
-impl Output {
-    fn writer(&mut self) -> &File {
-        match self {
-            Output::File(file) => file.file(),
-            Output::Stream(file) => file,
-        }
-    }
-
-    /// Commits a file output (see [`OutputFile::commit`]); the signal handler has nothing
-    /// left to remove either way.
-    fn commit(self) -> Result<(), Failure> {
-        let Output::File(file) = self else {
-            return Ok(());
-        };
-        let target = file.target().to_path_buf();
-        let result = file.commit();
-        *pending() = None;
-        result.map_err(|e| output_failure(e, &target))
-    }
-
-    /// Removes a temporary file (dropping it does).
-    fn abandon(self) {
-        drop(self);
-        *pending() = None;
-    }
 }
 
 /// A failure to plan, create or commit the output `path`.
@@ -221,22 +178,6 @@ fn plan_output(job: &Job, input: &Input, encrypting: bool) -> Result<Target, Fai
         .map_err(|e| output_failure(e, target))
 }
 
-impl Target {
-    /// Creates the output: for a file, a new temporary file (mode 0600) beside the target,
-    /// which the signal handler removes if a signal ends the run.
-    fn create(self) -> Result<Output, Failure> {
-        match self {
-            Target::Stream(file) => Ok(Output::Stream(file)),
-            Target::File(planned) => {
-                let target = planned.target().to_path_buf();
-                let file = planned.create().map_err(|e| output_failure(e, &target))?;
-                *pending() = file.temporary_path().map(Path::to_path_buf);
-                Ok(Output::File(file))
-            }
-        }
-    }
-}
-
 /// A progress bar on stderr, only for a terminal, a known size and no --quiet.
 fn progress_bar(job: &Job, input: &Input) -> Option<ProgressBar> {
     let len = input.len?;
@@ -252,29 +193,32 @@ fn progress_bar(job: &Job, input: &Input) -> Option<ProgressBar> {
     Some(bar)
 }
 
-/// Creates the output, runs `body` into it with progress reports, and commits it only if
-/// all of it succeeded.
+/// Runs `body` with progress reports, into the planned file (which the library creates,
+/// fills and commits only if all of it succeeded) or into stdout.
 fn write_output(
     job: &Job,
     input: &Input,
     target: Target,
     decrypting: bool,
-    body: impl FnOnce(&File, &(dyn Fn(u64) + Sync)) -> Result<u64, StreamError>,
+    body: impl FnOnce(Target, &(dyn Fn(u64) + Sync)) -> Result<u64, StreamError>,
 ) -> Result<(), Failure> {
-    let mut output = target.create()?;
+    let path = match &target {
+        Target::File(planned) => Some(planned.target().to_path_buf()),
+        Target::Stream(_) => None,
+    };
     let bar = progress_bar(job, input);
     let report = |done: u64| {
         if let Some(bar) = &bar {
             bar.set_position(done);
         }
     };
-    match body(output.writer(), &report) {
-        Ok(_) => output.commit()?,
-        Err(error) => {
-            output.abandon();
-            return Err(Failure::stream(error, &input.name, decrypting));
+    body(target, &report).map_err(|error| match (error, path) {
+        // Creating or committing the output failed, not the stream.
+        (error @ (StreamError::OutputExists(_) | StreamError::SameFile(_)), Some(path)) => {
+            output_failure(error, &path)
         }
-    }
+        (error, _) => Failure::stream(error, &input.name, decrypting),
+    })?;
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
@@ -292,8 +236,13 @@ pub fn encrypt(job: &Job) -> Result<(), Failure> {
         .key
         .master_key(encryptor.header(), true, job.allow_insecure_key_file)?;
     let options = job.options();
-    write_output(job, &input, target, false, |writer, report| {
-        encryptor.encrypt_file(&key, &input.reader, writer, &options, report)
+    write_output(job, &input, target, false, |target, report| match target {
+        Target::File(planned) => {
+            encryptor.encrypt_to_file(&key, &input.reader, planned, &options, report)
+        }
+        Target::Stream(stdout) => {
+            encryptor.encrypt_file(&key, &input.reader, &stdout, &options, report)
+        }
     })
 }
 
@@ -312,7 +261,8 @@ pub fn decrypt(job: &Job) -> Result<(), Failure> {
         .check_key(&key)
         .map_err(|e| Failure::stream(e, &input.name, true))?;
     let options = job.options();
-    write_output(job, &input, target, true, |writer, report| {
-        decryptor.decrypt_file(&key, writer, &options, report)
+    write_output(job, &input, target, true, |target, report| match target {
+        Target::File(planned) => decryptor.decrypt_to_file(&key, planned, &options, report),
+        Target::Stream(stdout) => decryptor.decrypt_file(&key, &stdout, &options, report),
     })
 }

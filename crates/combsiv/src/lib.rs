@@ -39,6 +39,8 @@ mod error;
 mod field;
 pub mod modes;
 #[cfg(feature = "std")]
+pub mod parallel;
+#[cfg(feature = "std")]
 pub mod sealer;
 #[cfg(feature = "std")]
 pub mod stream;

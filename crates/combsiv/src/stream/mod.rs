@@ -40,6 +40,7 @@ mod header;
 #[cfg(unix)]
 mod output;
 mod pipeline;
+mod positional;
 #[cfg(unix)]
 mod secret_file;
 
@@ -55,8 +56,9 @@ pub use header::{
 };
 use header::{FileCipher, chunk_nonce};
 #[cfg(unix)]
-pub use output::{OutputFile, PlannedOutput, is_same_file};
+pub use output::{OutputFile, PlannedOutput, is_same_file, remove_temporary_files};
 use pipeline::Slot;
+use positional::Layout;
 #[cfg(unix)]
 pub use secret_file::{MAX_KEY_FILE_LEN, SecretFileError, read_secret_file};
 
@@ -108,6 +110,13 @@ pub enum StreamError {
     /// The output path exists (or appeared while the output was written), and overwriting
     /// was not asked for.
     OutputExists(std::path::PathBuf),
+    /// A caller-provided output buffer does not have the length the stream needs.
+    WrongOutputLength {
+        /// The length needed.
+        needed: u64,
+        /// The length given.
+        given: u64,
+    },
 }
 
 impl fmt::Display for StreamError {
@@ -159,6 +168,10 @@ impl fmt::Display for StreamError {
             StreamError::OutputExists(path) => {
                 write!(f, "refusing to overwrite {}: it exists", path.display())
             }
+            StreamError::WrongOutputLength { needed, given } => write!(
+                f,
+                "the output buffer is {given} bytes; this stream needs exactly {needed}"
+            ),
         }
     }
 }
@@ -179,14 +192,27 @@ impl From<io::Error> for StreamError {
     }
 }
 
+impl From<crate::parallel::WorkerFailure> for StreamError {
+    fn from(failure: crate::parallel::WorkerFailure) -> Self {
+        match failure {
+            crate::parallel::WorkerFailure::Spawn(e) => StreamError::Io(e),
+            crate::parallel::WorkerFailure::Panicked(what) => {
+                StreamError::Panicked(alloc::format!("a stream thread panicked: {what}"))
+            }
+        }
+    }
+}
+
 impl From<Error> for StreamError {
     fn from(e: Error) -> Self {
         StreamError::Crypto(e)
     }
 }
 
-/// The most worker threads a stream uses.
-pub const MAX_THREADS: usize = 256;
+pub use crate::parallel::MAX_THREADS;
+
+/// The length of a stream's prefix: the header and its tag.
+const PREFIX_LEN: usize = HEADER_LEN + TAG_LEN;
 
 /// How a stream is processed (not part of the format).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -206,10 +232,9 @@ impl Options {
     /// At most [`MAX_THREADS`]: each thread holds a chunk buffer.
     fn threads(&self) -> usize {
         match self.threads {
-            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-            n => n,
+            0 => crate::parallel::available_cores(),
+            n => n.min(MAX_THREADS),
         }
-        .min(MAX_THREADS)
     }
 }
 
@@ -343,18 +368,77 @@ impl Fetch<'_> {
             }
             #[cfg(unix)]
             Fetch::File(file) => {
-                use std::os::unix::fs::FileExt;
                 let len = usize::try_from(range.end - range.start)
                     .map_err(|_| StreamError::InputChanged)?;
                 slot.data.resize(len, 0);
-                match file.read_exact_at(&mut slot.data, range.start) {
-                    Ok(()) => Ok(None),
-                    Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => {
-                        Err(StreamError::InputChanged)
-                    }
-                    Err(e) => Err(StreamError::Io(e)),
-                }
+                read_file_at(file, &mut slot.data, range.start).map(|()| None)
             }
+        }
+    }
+}
+
+/// Fills `buffer` from `file` at `offset`: [`StreamError::InputChanged`] if the file ends
+/// first (it was shorter than when its size was read).
+#[cfg(unix)]
+fn read_file_at(file: &File, buffer: &mut [u8], offset: u64) -> Result<(), StreamError> {
+    use std::os::unix::fs::FileExt;
+    match file.read_exact_at(buffer, offset) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => Err(StreamError::InputChanged),
+        Err(e) => Err(StreamError::Io(e)),
+    }
+}
+
+/// Seals one chunk into `sealed` (body, then tag): from `plaintext`, or in place from the
+/// body when `plaintext` is `None`.
+fn seal_chunk(
+    cipher: &FileCipher,
+    header: &[u8; HEADER_LEN],
+    nonce: [u8; 12],
+    plaintext: Option<&[u8]>,
+    sealed: &mut [u8],
+) -> Result<(), Error> {
+    let body_len = sealed
+        .len()
+        .checked_sub(TAG_LEN)
+        .ok_or(Error::InvalidLength)?;
+    let (body, tag) = sealed.split_at_mut(body_len);
+    let buf = match plaintext {
+        Some(plaintext) => in_out(plaintext, body)?,
+        None => body.into(),
+    };
+    tag.copy_from_slice(&cipher.seal(&nonce, header, buf)?);
+    Ok(())
+}
+
+/// Opens one chunk: from `sealed` (body, then tag) into `data`, or, when `sealed` is
+/// `None`, in place in `data` (body, then tag; the plaintext ends up in the body). Nothing
+/// unverified is left on failure.
+fn open_chunk(
+    cipher: &FileCipher,
+    header: &[u8; HEADER_LEN],
+    nonce: [u8; 12],
+    sealed: Option<&[u8]>,
+    data: &mut [u8],
+) -> Result<(), Error> {
+    match sealed {
+        Some(sealed) => {
+            let body_len = sealed
+                .len()
+                .checked_sub(TAG_LEN)
+                .ok_or(Error::Authentication)?;
+            let (body, tag) = sealed.split_at(body_len);
+            let tag = <&[u8; TAG_LEN]>::try_from(tag).map_err(|_| Error::Authentication)?;
+            cipher.open(&nonce, header, in_out(body, data)?, tag)
+        }
+        None => {
+            let body_len = data
+                .len()
+                .checked_sub(TAG_LEN)
+                .ok_or(Error::Authentication)?;
+            let (body, tag) = data.split_at_mut(body_len);
+            let tag: [u8; TAG_LEN] = (&*tag).try_into().map_err(|_| Error::Authentication)?;
+            cipher.open(&nonce, header, body.into(), &tag)
         }
     }
 }
@@ -364,26 +448,17 @@ impl Fetch<'_> {
 /// chunk.
 fn seal_slot(cipher: &FileCipher, header: &[u8; HEADER_LEN], fetch: Fetch<'_>, slot: &mut Slot) {
     let nonce = chunk_nonce(slot.index, slot.last);
-    let sealed = match fetch.input(slot) {
-        Err(e) => Err(e),
-        Ok(Some(plaintext)) => {
-            slot.data.resize(plaintext.len() + TAG_LEN, 0);
-            let (body, tag) = slot.data.split_at_mut(plaintext.len());
-            in_out(plaintext, body)
-                .and_then(|buf| cipher.seal(&nonce, header, buf))
-                .map(|t| tag.copy_from_slice(&t))
-                .map_err(StreamError::from)
-        }
-        Ok(None) => {
-            let len = slot.data.len();
-            slot.data.resize(len + TAG_LEN, 0);
-            let (body, tag) = slot.data.split_at_mut(len);
-            cipher
-                .seal(&nonce, header, body.into())
-                .map(|t| tag.copy_from_slice(&t))
-                .map_err(StreamError::from)
-        }
-    };
+    let sealed = fetch.input(slot).and_then(|plaintext| {
+        let len = plaintext.map_or(slot.data.len(), <[u8]>::len);
+        slot.data.resize(len + TAG_LEN, 0);
+        Ok(seal_chunk(
+            cipher,
+            header,
+            nonce,
+            plaintext,
+            &mut slot.data,
+        )?)
+    });
     if let Err(e) = sealed {
         slot.data.clear();
         slot.error = Some(e);
@@ -396,29 +471,13 @@ fn seal_slot(cipher: &FileCipher, header: &[u8; HEADER_LEN], fetch: Fetch<'_>, s
 fn open_slot(cipher: &FileCipher, header: &[u8; HEADER_LEN], fetch: Fetch<'_>, slot: &mut Slot) {
     let nonce = chunk_nonce(slot.index, slot.last);
     let body_len = slot.input_len - TAG_LEN;
-    let opened = match fetch.input(slot) {
-        Err(e) => Err(e),
-        Ok(Some(sealed)) => {
-            let (body, tag) = sealed.split_at(body_len);
+    let opened = fetch.input(slot).and_then(|sealed| {
+        if sealed.is_some() {
             slot.data.resize(body_len, 0);
-            match (
-                <&[u8; TAG_LEN]>::try_from(tag),
-                in_out(body, &mut slot.data),
-            ) {
-                (Ok(tag), Ok(buf)) => cipher.open(&nonce, header, buf, tag),
-                _ => Err(Error::Authentication),
-            }
-            .map_err(|_| StreamError::Corrupted { chunk: slot.index })
         }
-        Ok(None) => {
-            let (body, tag) = slot.data.split_at_mut(body_len);
-            match <&[u8; TAG_LEN]>::try_from(&*tag) {
-                Ok(tag) => cipher.open(&nonce, header, body.into(), tag),
-                Err(_) => Err(Error::Authentication),
-            }
+        open_chunk(cipher, header, nonce, sealed, &mut slot.data)
             .map_err(|_| StreamError::Corrupted { chunk: slot.index })
-        }
-    };
+    });
     slot.data.truncate(body_len);
     if let Err(e) = opened {
         slot.data.clear();
@@ -536,6 +595,83 @@ impl Encryptor {
         Ok(total)
     }
 
+    /// Encrypts all of `input` into `output`, which must be exactly
+    /// [`sealed_len`]`(input.len(), chunk_size)` bytes ([`StreamError::WrongOutputLength`]
+    /// otherwise, before any work): the chunks are sealed on every core, each straight from
+    /// `input` into its place in `output`.
+    ///
+    /// ```
+    /// use combsiv::stream::{self, Algorithm, Decryptor, Encryptor, KeySource, MasterKey, Options};
+    ///
+    /// let key = MasterKey::generate()?;
+    /// let plaintext = vec![7u8; 100_000];
+    /// let encryptor = Encryptor::new(Algorithm::Aes256GcmSiv, 4096, KeySource::KeyFile)?;
+    /// let mut sealed = vec![0; stream::sealed_len(plaintext.len() as u64, 4096) as usize];
+    /// encryptor.encrypt_into(&key, &plaintext, &mut sealed, &Options::default())?;
+    ///
+    /// let decryptor = Decryptor::new(&sealed[..])?;
+    /// let mut opened = vec![0; decryptor.plaintext_len()? as usize];
+    /// decryptor.decrypt_into(&key, &mut opened, &Options::default())?;
+    /// assert_eq!(opened, plaintext);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn encrypt_into(
+        self,
+        key: &MasterKey,
+        input: &[u8],
+        output: &mut [u8],
+        options: &Options,
+    ) -> Result<(), StreamError> {
+        let layout = Layout::of_plaintext(input.len() as u64, self.header.chunk_size);
+        check_output_len(output, PREFIX_LEN as u64 + layout.sealed_len())?;
+        let (prefix, chunks) = output.split_at_mut(PREFIX_LEN);
+        let cipher = FileCipher::new(key, &self.header, options.backend())?;
+        prefix.copy_from_slice(&self.prefix(&cipher)?);
+        let threads = options.threads();
+        positional::seal_memory(&cipher, &self.header_bytes, input, layout, chunks, threads)
+    }
+
+    /// Encrypts the file `input`, from its current offset to its end, into the output
+    /// `output` plans, by the [`OutputFile`] policy: a temporary file beside the target,
+    /// given the target's name only once complete and flushed (on any error it is removed and
+    /// the target untouched). Returns the number of plaintext bytes.
+    ///
+    /// From a regular file into a regular file, every chunk is read, sealed and written at
+    /// its place on every core (positional reads and writes into an output sized first);
+    /// the input is checked as [`encrypt_file`](Self::encrypt_file) checks it. Otherwise (a
+    /// pipe, an output device) the chunks go in order, as `encrypt_file` writes them.
+    #[cfg(unix)]
+    pub fn encrypt_to_file(
+        self,
+        key: &MasterKey,
+        mut input: &File,
+        output: PlannedOutput,
+        options: &Options,
+        progress: impl FnMut(u64) + Send,
+    ) -> Result<u64, StreamError> {
+        let mut output = output.create()?;
+        let stamp = Stamp::of_regular(input)?;
+        let len = match (stamp, output.positional()) {
+            (Some(stamp), Some(file)) => {
+                let from = io::Seek::stream_position(&mut input)?;
+                let layout = Layout::of_plaintext(stamp.len.saturating_sub(from), self.chunk());
+                let cipher = FileCipher::new(key, &self.header, options.backend())?;
+                let prefix = self.prefix(&cipher)?;
+                let parts = (&cipher, &self.header_bytes, &prefix[..]);
+                positional::seal_file(parts, (input, from), layout, file, options, progress)?;
+                stamp.check(input)?;
+                layout.plaintext_len()
+            }
+            _ => self.encrypt_file(key, input, output.file(), options, progress)?,
+        };
+        output.commit()?;
+        Ok(len)
+    }
+
+    fn chunk(&self) -> u32 {
+        self.header.chunk_size
+    }
+
     fn run(
         self,
         key: &MasterKey,
@@ -576,9 +712,17 @@ impl Encryptor {
         options: &Options,
     ) -> Result<FileCipher, StreamError> {
         let cipher = FileCipher::new(key, &self.header, options.backend())?;
-        output.write_all(&self.header_bytes)?;
-        output.write_all(&cipher.header_tag(&self.header_bytes)?)?;
+        output.write_all(&self.prefix(&cipher)?)?;
         Ok(cipher)
+    }
+
+    /// The header and its tag: what the stream starts with.
+    fn prefix(&self, cipher: &FileCipher) -> Result<[u8; PREFIX_LEN], StreamError> {
+        let mut prefix = [0; PREFIX_LEN];
+        let (header, tag) = prefix.split_at_mut(HEADER_LEN);
+        header.copy_from_slice(&self.header_bytes);
+        tag.copy_from_slice(&cipher.header_tag(&self.header_bytes)?);
+        Ok(prefix)
     }
 }
 
@@ -747,6 +891,38 @@ impl<R: Read> Decryptor<R> {
 }
 
 impl Decryptor<&[u8]> {
+    /// The length of the plaintext this stream holds, or [`StreamError::Truncated`] if it
+    /// ends before its final chunk.
+    pub fn plaintext_len(&self) -> Result<u64, StreamError> {
+        Ok(Layout::of_sealed(self.input.len() as u64, self.header.chunk_size)?.plaintext_len())
+    }
+
+    /// Decrypts the stream into `output`, which must be exactly
+    /// [`plaintext_len`](Self::plaintext_len) bytes ([`StreamError::WrongOutputLength`]
+    /// otherwise, before any work); returns that length. The chunks are opened on every
+    /// core, each straight from the input into its place in `output`. On any failure
+    /// (this one included) `output` is zeroed: nothing unverified is left in it. See
+    /// [`Encryptor::encrypt_into`] for an example.
+    pub fn decrypt_into(
+        self,
+        key: &MasterKey,
+        output: &mut [u8],
+        options: &Options,
+    ) -> Result<u64, StreamError> {
+        let opened =
+            Layout::of_sealed(self.input.len() as u64, self.header.chunk_size).and_then(|layout| {
+                check_output_len(output, layout.plaintext_len())?;
+                let cipher = self.cipher(key, options)?;
+                let (header, threads) = (&self.header_bytes, options.threads());
+                positional::open_memory(&cipher, header, self.input, layout, output, threads)?;
+                Ok(layout.plaintext_len())
+            });
+        if opened.is_err() {
+            zeroize::Zeroize::zeroize(output);
+        }
+        opened
+    }
+
     /// [`decrypt`](Self::decrypt) for a stream already in memory: each chunk is opened
     /// straight from the input into its output buffer, with no copy. For a file, use
     /// [`decrypt_file`](Decryptor::decrypt_file), not a mapping of it.
@@ -798,6 +974,53 @@ impl Decryptor<&File> {
     }
 }
 
+#[cfg(unix)]
+impl Decryptor<&File> {
+    /// Decrypts the stream into the output `output` plans, by the [`OutputFile`] policy
+    /// (see [`Encryptor::encrypt_to_file`]); returns the number of plaintext bytes. The key
+    /// is checked, and a regular input's length, before the output is created: a wrong key
+    /// or a truncated file leaves nothing behind. From a regular file into a regular file
+    /// every chunk is read, opened and written at its place on every core (each written
+    /// only once verified); otherwise in order, as [`decrypt_file`](Self::decrypt_file).
+    pub fn decrypt_to_file(
+        self,
+        key: &MasterKey,
+        output: PlannedOutput,
+        options: &Options,
+        progress: impl FnMut(u64) + Send,
+    ) -> Result<u64, StreamError> {
+        let cipher = self.cipher(key, options)?;
+        let mut input = self.input;
+        let stamp = Stamp::of_regular(input)?;
+        let from = io::Seek::stream_position(&mut input)?;
+        let chunk_size = self.header.chunk_size;
+        let layout = stamp
+            .as_ref()
+            .map(|stamp| Layout::of_sealed(stamp.len.saturating_sub(from), chunk_size))
+            .transpose()?;
+        let mut output = output.create()?;
+        let len = match (stamp, layout, output.positional()) {
+            (Some(stamp), Some(layout), Some(file)) => {
+                let parts = (&cipher, &self.header_bytes);
+                positional::open_file(parts, (input, from), layout, file, options, progress)?;
+                stamp.check(input)?;
+                layout.plaintext_len()
+            }
+            _ => self.decrypt_file(key, output.file(), options, progress)?,
+        };
+        output.commit()?;
+        Ok(len)
+    }
+}
+
+/// [`StreamError::WrongOutputLength`] unless `output` is `len` bytes long.
+fn check_output_len(output: &[u8], len: u64) -> Result<(), StreamError> {
+    match output.len() as u64 {
+        given if given == len => Ok(()),
+        given => Err(StreamError::WrongOutputLength { needed: len, given }),
+    }
+}
+
 /// A file's size and modification time, to tell whether it changed while it was read.
 #[cfg(unix)]
 struct Stamp {
@@ -839,6 +1062,5 @@ fn sealed_chunk_read(n: usize, sealed_chunk: usize, slot: &mut Slot) {
 
 /// The size of the stream that encrypts `plaintext_len` bytes with chunks of `chunk_size`.
 pub fn sealed_len(plaintext_len: u64, chunk_size: u32) -> u64 {
-    let chunks = plaintext_len / u64::from(chunk_size.max(1)) + 1;
-    (HEADER_LEN + TAG_LEN) as u64 + plaintext_len + chunks * TAG_LEN as u64
+    PREFIX_LEN as u64 + Layout::of_plaintext(plaintext_len, chunk_size).sealed_len()
 }

@@ -27,10 +27,12 @@
 //! ```
 
 use alloc::format;
+use alloc::vec::Vec;
 use std::fs::{self, File, OpenOptions};
 use std::io;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use super::StreamError;
 
@@ -133,6 +135,7 @@ impl PlannedOutput {
                 .open(&temp)
             {
                 Ok(file) => {
+                    writing().push(temp.clone());
                     return Ok(OutputFile {
                         target,
                         overwrite,
@@ -148,6 +151,30 @@ impl PlannedOutput {
             io::ErrorKind::AlreadyExists,
             "no free temporary file name beside the output",
         )))
+    }
+}
+
+/// The temporary files this process is writing, for [`remove_temporary_files`].
+static WRITING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+fn writing() -> MutexGuard<'static, Vec<PathBuf>> {
+    WRITING.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Removes every temporary file an [`OutputFile`] of this process is writing (they may hold
+/// verified plaintext of a decryption that has not finished). For a signal handler that is
+/// about to end the process: the outputs' `Drop`, which removes them otherwise, will not run.
+pub fn remove_temporary_files() {
+    for temp in writing().drain(..) {
+        let _ = fs::remove_file(temp);
+    }
+}
+
+/// Forgets `temp` as being written (once it is removed or has taken its name).
+fn done_writing(temp: &Path) {
+    let mut writing = writing();
+    if let Some(i) = writing.iter().position(|t| t == temp) {
+        writing.swap_remove(i);
     }
 }
 
@@ -173,8 +200,14 @@ impl OutputFile {
         &self.target
     }
 
-    /// The temporary file being written, if any: a process that handles signals itself
-    /// removes it there (this type's `Drop` does not run when a signal ends the process).
+    /// The file, if it is a new temporary file (this process made it, empty, and nothing
+    /// else writes it): one that may be sized first and written at any offset.
+    pub(super) fn positional(&mut self) -> Option<&File> {
+        self.temp.as_ref().and(self.file.as_ref())
+    }
+
+    /// The temporary file being written, if any ([`remove_temporary_files`] removes it when
+    /// a signal ends the process).
     pub fn temporary_path(&self) -> Option<&Path> {
         self.temp.as_deref()
     }
@@ -201,8 +234,11 @@ impl OutputFile {
                 })
             }
         });
-        if let Err(e) = published {
+        if published.is_err() {
             let _ = fs::remove_file(&temp);
+        }
+        done_writing(&temp);
+        if let Err(e) = published {
             return Err(match e.kind() {
                 io::ErrorKind::AlreadyExists => StreamError::OutputExists(self.target.clone()),
                 _ => StreamError::Io(e),
@@ -217,6 +253,7 @@ impl Drop for OutputFile {
     fn drop(&mut self) {
         drop(self.file.take());
         if let Some(temp) = self.temp.take() {
+            done_writing(&temp);
             let _ = fs::remove_file(temp);
         }
     }

@@ -1,32 +1,32 @@
-//! Ordered parallel chunk processing with bounded memory.
+//! Ordered parallel chunk processing with bounded memory, for outputs written in order (a
+//! pipe, a terminal, a device, any `Write`).
 //!
-//! Every worker thread loops: take the input lock and read the next chunk, seal or open it
-//! without any lock, then wait for its turn and write it. Reads happen in stream order (one
-//! at a time, under the lock) and writes happen in stream order (each worker waits until
-//! every earlier chunk is out), so the output is ordered, while reading, computing and
-//! writing of different chunks overlap on all cores. Each worker holds one chunk buffer, so
-//! memory is `threads` chunks. The first chunk that carries an error stops the stream after
-//! every chunk before it has been written.
+//! Every worker thread loops: take the next chunk (under the input lock, which for a file or
+//! memory only hands out the chunk's range: the worker reads it itself), seal or open it
+//! without any lock, then wait for its turn and write it. Writes happen in stream order, so
+//! the output is ordered, while reading, computing and writing of different chunks overlap on
+//! all cores. A waiting worker sleeps on the wakeup of its own turn (chunk `i` on wakeup
+//! `i mod threads`: the chunks in flight are `threads` consecutive indices, so no two waiters
+//! share one), and the writer of chunk `i` wakes only the worker holding `i + 1`. The write
+//! itself runs outside the turn lock. Each worker holds one chunk buffer, so memory is
+//! `threads` chunks. The first chunk that carries an error stops the stream after every chunk
+//! before it has been written.
 //!
 //! A worker that cannot be started (the OS refuses a thread) ends the stream with that
-//! error.
-//!
-//! A panic anywhere in a worker (reading, the work, writing, or the progress report the
-//! writer makes) is caught in that worker and recorded as the stream's outcome, which wakes
-//! and stops every other worker: the call returns [`StreamError::Panicked`] instead of
-//! leaving the others waiting forever for the chunk that never comes.
+//! error. A panic anywhere in a worker (reading, the work, writing, or the progress report the
+//! writer makes) is caught and recorded as the stream's outcome, which wakes and stops every
+//! other worker: the call returns [`StreamError::Panicked`] instead of leaving the others
+//! waiting forever for the chunk that never comes.
 
-use alloc::string::String;
 use alloc::vec::Vec;
 use core::ops::Range;
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
-use std::thread;
 
 use zeroize::Zeroizing;
 
 use super::StreamError;
+use crate::parallel::run_workers;
 
 /// One chunk on its way through the pipeline.
 pub(super) struct Slot {
@@ -52,8 +52,8 @@ struct Reader<R> {
     done: bool,
 }
 
-struct Writer<W> {
-    output: W,
+struct Turn {
+    /// The chunk whose turn it is to be written.
     next_index: u64,
     outcome: Option<Result<(), StreamError>>,
 }
@@ -74,19 +74,29 @@ pub(super) fn run<R: Send, W: Send>(
     work: impl Fn(&mut Slot) + Sync,
     write: impl Fn(&mut W, &Slot) -> Result<(), StreamError> + Sync,
 ) -> Result<(), StreamError> {
+    let threads = threads.max(1);
     let reader = Mutex::new(Reader {
         input,
         next_index: 0,
         done: false,
     });
-    let writer = Mutex::new(Writer {
-        output,
+    // Only the worker whose turn it is locks the output: never contended.
+    let output = Mutex::new(output);
+    let turn = Mutex::new(Turn {
         next_index: 0,
         outcome: None,
     });
-    let turn = Condvar::new();
+    let wakeups: Vec<Condvar> = (0..threads).map(|_| Condvar::new()).collect();
+    let wakeup = |index: u64| &wakeups[(index % threads as u64) as usize];
     let stop = AtomicBool::new(false);
-    let work_through = || {
+    let finish = |turn: &mut Turn, outcome: Result<(), StreamError>| {
+        if turn.outcome.is_none() {
+            turn.outcome = Some(outcome);
+        }
+        stop.store(true, Ordering::Release);
+        wakeups.iter().for_each(Condvar::notify_all);
+    };
+    let worker = || {
         let mut buffer = Zeroizing::new(Vec::with_capacity(buffer_capacity));
         while !stop.load(Ordering::Acquire) {
             let mut slot = {
@@ -110,60 +120,37 @@ pub(super) fn run<R: Send, W: Send>(
             if slot.error.is_none() {
                 work(&mut slot);
             }
-            let mut writer = lock(&writer);
-            while writer.next_index != slot.index && writer.outcome.is_none() {
-                writer = turn.wait(writer).unwrap_or_else(PoisonError::into_inner);
-            }
-            if writer.outcome.is_none() {
-                let result = match slot.error.take() {
-                    Some(error) => Err(error),
-                    None => write(&mut writer.output, &slot),
-                };
-                writer.next_index = writer.next_index.wrapping_add(1);
-                if result.is_err() || slot.last {
-                    writer.outcome = Some(result);
-                    stop.store(true, Ordering::Release);
+            {
+                let mut turn = lock(&turn);
+                while turn.next_index != slot.index && turn.outcome.is_none() {
+                    turn = wakeup(slot.index)
+                        .wait(turn)
+                        .unwrap_or_else(PoisonError::into_inner);
+                }
+                if turn.outcome.is_some() {
+                    return;
                 }
             }
-            turn.notify_all();
-            drop(writer);
+            // This chunk's turn: no other worker writes until it passes the turn on.
+            let result = match slot.error.take() {
+                Some(error) => Err(error),
+                None => write(&mut lock(&output), &slot),
+            };
+            let mut turn = lock(&turn);
+            turn.next_index = turn.next_index.wrapping_add(1);
+            if result.is_err() || slot.last {
+                finish(&mut turn, result);
+            } else {
+                wakeup(turn.next_index).notify_all();
+            }
+            drop(turn);
             buffer = slot.data;
         }
     };
-    let worker = || {
-        if let Err(payload) = catch_unwind(AssertUnwindSafe(work_through)) {
-            let what = payload
-                .downcast_ref::<&str>()
-                .map(|s| String::from(*s))
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| String::from("a panic"));
-            let mut writer = lock(&writer);
-            if writer.outcome.is_none() {
-                writer.outcome = Some(Err(StreamError::Panicked(alloc::format!(
-                    "a stream thread panicked: {what}"
-                ))));
-            }
-            stop.store(true, Ordering::Release);
-            turn.notify_all();
-        }
-    };
-    thread::scope(|scope| {
-        for _ in 1..threads.max(1) {
-            if let Err(e) = thread::Builder::new().spawn_scoped(scope, worker) {
-                // The workers already running stop at their next chunk; this thread does
-                // not start: the stream fails with the reason.
-                let mut writer = lock(&writer);
-                if writer.outcome.is_none() {
-                    writer.outcome = Some(Err(StreamError::Io(e)));
-                }
-                stop.store(true, Ordering::Release);
-                turn.notify_all();
-                return;
-            }
-        }
-        worker();
+    run_workers(threads, worker, |failure| {
+        finish(&mut lock(&turn), Err(failure.into()));
     });
-    let outcome = writer
+    let outcome = turn
         .into_inner()
         .unwrap_or_else(PoisonError::into_inner)
         .outcome;

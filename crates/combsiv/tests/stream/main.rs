@@ -17,7 +17,7 @@ use cmac::Mac;
 use combsiv::Backend;
 use combsiv::stream::{
     self, Algorithm, Decryptor, Encryptor, HEADER_LEN, Header, KdfLimits, KeySource, MasterKey,
-    Options, StreamError, TAG_LEN,
+    Options, OutputFile, StreamError, TAG_LEN,
 };
 use common::{Rng, available_backends, hex, load_vectors};
 
@@ -113,7 +113,76 @@ fn seal(
         .encrypt_file(&key, file.as_file(), &mut from_file, &options, |_| {})
         .unwrap();
     assert_eq!(from_file, out, "encrypt_file differs from encrypt");
+    // The positional paths: into memory of the exact size, and file to file (every chunk
+    // read and written at its place).
+    let mut into = vec![0; out.len()];
+    encryptor()
+        .encrypt_into(&key, plaintext, &mut into, &options)
+        .unwrap();
+    assert_eq!(into, out, "encrypt_into differs from encrypt");
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("sealed");
+    let planned = OutputFile::plan(&target, Some(file.as_file()), false).unwrap();
+    let len = encryptor()
+        .encrypt_to_file(&key, file.as_file(), planned, &options, |_| {})
+        .unwrap();
+    assert_eq!(len, plaintext.len() as u64);
+    assert_eq!(
+        std::fs::read(&target).unwrap(),
+        out,
+        "encrypt_to_file differs"
+    );
     out
+}
+
+/// The positional decryptions (into memory, file to file) end as `sequential` (the in-order
+/// result) ended: the same plaintext, or an error and no output at all (zeroed memory, no
+/// file). A stream that is both damaged and cut may be reported cut (the positional paths
+/// look at its length first) where the in-order path reports the damage it meets first.
+fn open_positional(
+    key: &MasterKey,
+    sealed: &[u8],
+    options: &Options,
+    sequential: &Result<u64, StreamError>,
+    plaintext: &[u8],
+) {
+    let same_end = |name: &str, result: &Result<u64, StreamError>| match (result, sequential) {
+        (Ok(n), Ok(m)) => assert_eq!(n, m, "{name}"),
+        (Err(StreamError::Truncated { chunks }), Err(StreamError::Corrupted { chunk })) => {
+            assert!(chunk < chunks, "{name}: {result:?} but {sequential:?}")
+        }
+        (result, sequential) => assert_eq!(
+            format!("{result:?}"),
+            format!("{sequential:?}"),
+            "{name} ended otherwise than decrypt"
+        ),
+    };
+    let into = Decryptor::new(sealed).and_then(|d| {
+        let mut output = vec![0xA5; d.plaintext_len().unwrap_or(0) as usize];
+        let result = d.decrypt_into(key, &mut output, options);
+        match &result {
+            Ok(_) => assert_eq!(output, plaintext, "decrypt_into"),
+            Err(_) => assert!(output.iter().all(|&b| b == 0), "decrypt_into left data"),
+        }
+        result
+    });
+    same_end("decrypt_into", &into);
+    let file = file_holding(sealed);
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("opened");
+    let to_file = Decryptor::new(file.as_file()).and_then(|d| {
+        let planned = OutputFile::plan(&target, Some(file.as_file()), false)?;
+        d.decrypt_to_file(key, planned, options, |_| {})
+    });
+    same_end("decrypt_to_file", &to_file);
+    match to_file {
+        Ok(_) => assert_eq!(std::fs::read(&target).unwrap(), plaintext),
+        Err(_) => assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            0,
+            "decrypt_to_file left a file"
+        ),
+    }
 }
 
 /// A temporary file holding `bytes`.
@@ -164,6 +233,8 @@ fn open(
         format!("{result:?}"),
         "decrypt_file ended otherwise than decrypt"
     );
+    let plaintext = result.as_ref().map_or(&[][..], |_| &out[..]);
+    open_positional(&key, sealed, &options, &result, plaintext);
     (out, result)
 }
 
@@ -542,6 +613,18 @@ fn a_panic_anywhere_in_the_pipeline_ends_the_stream_with_an_error() {
                 });
             let error = result.unwrap_err();
             assert!(error.to_string().contains("progress panics"), "{error}");
+            // Chunks by position: a panicking progress report stops the workers, and the
+            // output file is removed.
+            let file = file_holding(&plaintext);
+            let dir = tempfile::tempdir().unwrap();
+            let planned = OutputFile::plan(&dir.path().join("out"), None, false).unwrap();
+            let result =
+                encryptor().encrypt_to_file(&key, file.as_file(), planned, &options, |done| {
+                    assert!(done < 64 * (at as u64 + 1), "progress panics");
+                });
+            let error = result.unwrap_err();
+            assert!(error.to_string().contains("progress panics"), "{error}");
+            assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
         }
     }
     std::panic::set_hook(hook);
@@ -571,7 +654,7 @@ fn a_file_that_changes_while_it_is_read_is_refused() {
             [&|file| file.set_len(10_000).unwrap(), &|file| {
                 file.write_all_at(b"changed", 20_000).unwrap()
             }];
-        for change in changes {
+        for (change, to_file) in changes.into_iter().flat_map(|c| [(c, false), (c, true)]) {
             let file = file_holding(data);
             wait();
             let writer = file.reopen().unwrap();
@@ -582,11 +665,20 @@ fn a_file_that_changes_while_it_is_read_is_refused() {
                     change(&writer);
                 }
             };
-            let result = if data == &plaintext {
-                encryptor().encrypt_file(&key, file.as_file(), Vec::new(), &options, progress)
-            } else {
-                Decryptor::new(file.as_file())
-                    .and_then(|d| d.decrypt_file(&key, Vec::new(), &options, progress))
+            let dir = tempfile::tempdir().unwrap();
+            let planned = OutputFile::plan(&dir.path().join("out"), Some(file.as_file()), false);
+            let planned = planned.unwrap();
+            let result = match (data == &plaintext, to_file) {
+                (true, false) => {
+                    encryptor().encrypt_file(&key, file.as_file(), Vec::new(), &options, progress)
+                }
+                (true, true) => {
+                    encryptor().encrypt_to_file(&key, file.as_file(), planned, &options, progress)
+                }
+                (false, false) => Decryptor::new(file.as_file())
+                    .and_then(|d| d.decrypt_file(&key, Vec::new(), &options, progress)),
+                (false, true) => Decryptor::new(file.as_file())
+                    .and_then(|d| d.decrypt_to_file(&key, planned, &options, progress)),
             };
             // Decrypting, bytes changed before they are read fail their chunk's tag.
             assert!(
@@ -594,6 +686,8 @@ fn a_file_that_changes_while_it_is_read_is_refused() {
                     || (data != &plaintext && matches!(result, Err(StreamError::Corrupted { .. }))),
                 "{result:?}"
             );
+            let left = std::fs::read_dir(dir.path()).unwrap().count();
+            assert_eq!(left, 0, "an output was left behind");
         }
     }
 }
@@ -624,4 +718,58 @@ fn a_file_read_from_past_its_end_seals_nothing() {
         .decrypt(&key, &mut opened, &Options::default(), |_| {})
         .unwrap();
     assert!(opened.is_empty());
+}
+
+/// The positional paths hand out runs of chunks (about 64 KiB each): streams of many small
+/// chunks that end inside, at and just past a run, on more threads than runs, open and seal
+/// as the in-order path does; an output of the wrong length is refused before any work.
+#[test]
+fn positional_runs_cover_every_chunk() {
+    let mut rng = Rng::new(82);
+    let key = MasterKey::new(rng.array());
+    let run = 64 * 1024;
+    for (chunk, len) in [
+        (16u32, run - 1),
+        (16, run),
+        (16, run + 16),
+        (48, 3 * run + 5),
+    ] {
+        let h = header(Algorithm::Aes128GcmSiv, chunk, rng.array());
+        let plaintext = rng.bytes(len);
+        for threads in [1, 2, 5] {
+            let options = Options {
+                threads,
+                backend: None,
+            };
+            let encryptor = || Encryptor::with_salt_hazmat(h.clone()).unwrap();
+            let mut expected = Vec::new();
+            encryptor()
+                .encrypt_slice(&key, &plaintext, &mut expected, &options, |_| {})
+                .unwrap();
+            let mut sealed = vec![0; expected.len()];
+            encryptor()
+                .encrypt_into(&key, &plaintext, &mut sealed, &options)
+                .unwrap();
+            assert_eq!(
+                sealed, expected,
+                "chunk {chunk} len {len} threads {threads}"
+            );
+            let decryptor = Decryptor::new(&sealed[..]).unwrap();
+            let mut opened = vec![0; decryptor.plaintext_len().unwrap() as usize];
+            decryptor.decrypt_into(&key, &mut opened, &options).unwrap();
+            assert_eq!(opened, plaintext);
+            let mut short = vec![0; sealed.len() - 1];
+            assert!(matches!(
+                encryptor().encrypt_into(&key, &plaintext, &mut short, &options),
+                Err(StreamError::WrongOutputLength { given, .. }) if given == short.len() as u64
+            ));
+            let mut long = vec![0; plaintext.len() + 1];
+            assert!(matches!(
+                Decryptor::new(&sealed[..])
+                    .unwrap()
+                    .decrypt_into(&key, &mut long, &options),
+                Err(StreamError::WrongOutputLength { .. })
+            ));
+        }
+    }
 }
