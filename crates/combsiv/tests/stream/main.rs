@@ -773,3 +773,48 @@ fn positional_runs_cover_every_chunk() {
         }
     }
 }
+
+/// The ordered writer (a `Write` output) with more workers than cores and an output that
+/// stalls now and then: workers run ahead until the window is full, then wait; the stream is
+/// the one a single thread writes.
+#[test]
+fn ordered_output_with_many_workers_and_a_slow_writer() {
+    use std::io::{self, Write};
+    struct Stalling(Vec<u8>);
+    impl Write for Stalling {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            if self.0.len() % 7 == 3 {
+                std::thread::sleep(std::time::Duration::from_micros(200));
+            }
+            self.0.extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut rng = Rng::new(83);
+    let master: [u8; 32] = rng.array();
+    let key = MasterKey::new(master);
+    let h = header(Algorithm::Aes256GcmSiv, 16, rng.array());
+    let plaintext = rng.bytes(16 * 300 + 5);
+    let one = seal(&master, &h, &plaintext, (1, Backend::detected()));
+    for threads in [4, 9, 16] {
+        let options = Options {
+            threads,
+            backend: None,
+        };
+        let mut out = Stalling(Vec::new());
+        Encryptor::with_salt_hazmat(h.clone())
+            .unwrap()
+            .encrypt_slice(&key, &plaintext, &mut out, &options, |_| {})
+            .unwrap();
+        assert_eq!(out.0, one, "threads {threads}");
+        let mut opened = Stalling(Vec::new());
+        Decryptor::new(&one[..])
+            .unwrap()
+            .decrypt(&key, &mut opened, &options, |_| {})
+            .unwrap();
+        assert_eq!(opened.0, plaintext, "threads {threads}");
+    }
+}
