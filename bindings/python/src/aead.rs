@@ -1,6 +1,7 @@
 //! `AESGCMSIV` and `AESGCM`: the surface of `cryptography`'s classes of the same names, plus
 //! out-of-buffer and batch calls. One implementation ([`Cipher`]) serves both classes.
 
+use combsiv::parallel::for_each_part;
 use combsiv::{Aes128, Aes256, AesGcm, AesGcmSiv, Backend, Error};
 use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -276,6 +277,12 @@ fn maybe_detach<T: Send>(py: Python<'_>, bytes: usize, f: impl FnOnce() -> T + S
     }
 }
 
+fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// A call's Python arguments: nonce(s), data and associated data.
 type Args<'a, 'py> = (
     &'a Bound<'py, PyAny>,
@@ -509,6 +516,7 @@ pub fn encrypt_many<'py, C: Cipher>(
     py: Python<'py>,
     cipher: &C,
     (nonces, messages, aad): Args<'_, 'py>,
+    threads: usize,
 ) -> PyResult<Bound<'py, PyList>> {
     let batch = Batch::new::<C>(nonces, messages, aad)?;
     if C::UNIQUE_NONCES {
@@ -524,14 +532,32 @@ pub fn encrypt_many<'py, C: Cipher>(
         .map(|(message, out)| message.read_or_copy_into(0, &mut out[..message.len()]))
         .collect();
     let (nonces, aads) = batch.nonces_and_aads();
-    maybe_detach(py, lens.iter().sum(), || -> Result<(), Error> {
-        for (i, (input, out)) in inputs.iter().zip(contents.iter_mut()).enumerate() {
-            let (body, tag) = out.split_at_mut(out.len() - TAG_LEN);
-            tag.copy_from_slice(&cipher.seal(nonces[i], aads[i], *input, body)?);
-        }
-        Ok(())
-    })
-    .map_err(to_py)?;
+    let mut items: Vec<(usize, &mut [u8])> =
+        contents.iter_mut().map(|o| &mut **o).enumerate().collect();
+    let failed = std::sync::Mutex::new(None);
+    maybe_detach(py, lens.iter().sum(), || {
+        for_each_part(
+            &mut items,
+            |(_, out)| out.len() + 64,
+            threads,
+            |part| {
+                for (i, out) in part.iter_mut() {
+                    let (body, tag) = out.split_at_mut(out.len() - TAG_LEN);
+                    match cipher.seal(nonces[*i], aads[*i], inputs[*i], body) {
+                        Ok(sealed) => tag.copy_from_slice(&sealed),
+                        Err(error) => *lock(&failed) = Some(error),
+                    }
+                }
+            },
+        );
+    });
+    if let Some(error) = failed
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+    {
+        return Err(to_py(error));
+    }
+    drop(items);
     drop(contents);
     PyList::new(py, outputs.into_objects())
 }
@@ -557,6 +583,7 @@ pub fn decrypt_many<'py, C: Cipher>(
     py: Python<'py>,
     cipher: &C,
     (nonces, messages, aad): Args<'_, 'py>,
+    threads: usize,
 ) -> PyResult<Bound<'py, PyList>> {
     let batch = Batch::new::<C>(nonces, messages, aad)?;
     // A message shorter than a tag cannot be authentic: it fails alone.
@@ -586,19 +613,29 @@ pub fn decrypt_many<'py, C: Cipher>(
         .map(|(message, out)| message.read_or_copy_into(0, out))
         .collect();
     let (nonces, aads) = batch.nonces_and_aads();
-    let authentic: Vec<bool> = maybe_detach(py, lens.iter().sum(), || {
-        contents
-            .iter_mut()
-            .enumerate()
-            .map(|(i, out)| {
-                tags[i].is_some_and(|tag| {
-                    cipher
-                        .open(nonces[i], aads[i], inputs[i], out, &tag)
-                        .is_ok()
-                })
-            })
-            .collect()
+    let mut items: Vec<(usize, &mut [u8], bool)> = contents
+        .iter_mut()
+        .enumerate()
+        .map(|(i, out)| (i, &mut **out, false))
+        .collect();
+    maybe_detach(py, lens.iter().sum(), || {
+        for_each_part(
+            &mut items,
+            |(_, out, _)| out.len() + 64,
+            threads,
+            |part| {
+                for (i, out, authentic) in part.iter_mut() {
+                    *authentic = tags[*i].is_some_and(|tag| {
+                        cipher
+                            .open(nonces[*i], aads[*i], inputs[*i], out, &tag)
+                            .is_ok()
+                    });
+                }
+            },
+        );
     });
+    let authentic: Vec<bool> = items.iter().map(|(_, _, ok)| *ok).collect();
+    drop(items);
     drop(contents);
     let results: Vec<Option<Bound<'py, PyBytes>>> = outputs
         .into_objects()

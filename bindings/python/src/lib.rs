@@ -162,28 +162,44 @@ macro_rules! aead_class {
 
             /// `encrypt` of every message under its nonce, in one call. `associated_data` is
             /// None, one bytes-like object for all, or a sequence with one per message.
-            #[pyo3(signature = (nonces, messages, associated_data = None))]
+            /// `threads`: None (or 0) for one per core on batches big enough to pay (at least
+            /// 256 KiB per thread), else that many.
+            #[pyo3(signature = (nonces, messages, associated_data = None, *, threads = None))]
             fn encrypt_many<'py>(
                 &self,
                 py: Python<'py>,
                 nonces: &Bound<'py, PyAny>,
                 messages: &Bound<'py, PyAny>,
                 associated_data: Option<&Bound<'py, PyAny>>,
+                threads: Option<usize>,
             ) -> PyResult<Bound<'py, PyList>> {
-                aead::encrypt_many(py, &self.cipher, (nonces, messages, associated_data))
+                let threads = threads.unwrap_or(0);
+                aead::encrypt_many(
+                    py,
+                    &self.cipher,
+                    (nonces, messages, associated_data),
+                    threads,
+                )
             }
 
             /// `decrypt` of every message. If any fails, raises `InvalidTag` with `failed`
             /// (their indices) and `results` (the others' plaintexts, None for failures).
-            #[pyo3(signature = (nonces, messages, associated_data = None))]
+            #[pyo3(signature = (nonces, messages, associated_data = None, *, threads = None))]
             fn decrypt_many<'py>(
                 &self,
                 py: Python<'py>,
                 nonces: &Bound<'py, PyAny>,
                 messages: &Bound<'py, PyAny>,
                 associated_data: Option<&Bound<'py, PyAny>>,
+                threads: Option<usize>,
             ) -> PyResult<Bound<'py, PyList>> {
-                aead::decrypt_many(py, &self.cipher, (nonces, messages, associated_data))
+                let threads = threads.unwrap_or(0);
+                aead::decrypt_many(
+                    py,
+                    &self.cipher,
+                    (nonces, messages, associated_data),
+                    threads,
+                )
             }
 
             fn __repr__(&self) -> String {

@@ -38,6 +38,22 @@ def test_batches_equal_single_calls(cls, ref, bits, backend):
 
 
 @pytest.mark.parametrize("cls", [combsiv.AESGCMSIV, combsiv.AESGCM])
+def test_batches_on_several_threads_equal_one_thread(cls, backend):
+    rng = random.Random(11)
+    cipher = cls(rng.randbytes(32), backend=backend)
+    nonces, messages = mixed_batch(rng, 700)  # about 1 MB: the default cuts it too
+    one = cipher.encrypt_many(nonces, messages, b"column", threads=1)
+    for threads in (None, 0, 2, 3, 1000):
+        assert cipher.encrypt_many(nonces, messages, b"column", threads=threads) == one
+        assert cipher.decrypt_many(nonces, one, b"column", threads=threads) == messages
+    forged = list(one)
+    forged[-1] = bytes([forged[-1][0] ^ 1]) + forged[-1][1:]
+    with pytest.raises(combsiv.InvalidTag) as info:
+        cipher.decrypt_many(nonces, forged, b"column", threads=3)
+    assert info.value.failed == [len(forged) - 1]
+
+
+@pytest.mark.parametrize("cls", [combsiv.AESGCMSIV, combsiv.AESGCM])
 def test_forged_batch_members_fail_alone(cls, backend):
     rng = random.Random(9)
     cipher = cls(rng.randbytes(32), backend=backend)

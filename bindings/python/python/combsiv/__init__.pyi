@@ -63,15 +63,21 @@ class AESGCMSIV:
         nonces: Sequence[BytesLike],
         messages: Sequence[BytesLike],
         associated_data: BatchAssociatedData = None,
+        *,
+        threads: Optional[int] = None,
     ) -> list[bytes]:
         """Encrypts every message under its nonce in one call (the library's ``seal_batch``):
         the Python overhead is paid once. ``associated_data`` is ``None``, one bytes-like
-        object for every message, or a sequence with one per message."""
+        object for every message, or a sequence with one per message. ``threads``: ``None``
+        (or 0) uses one core per 256 KiB of messages, up to every core; a number uses that
+        many threads. The result does not depend on it."""
     def decrypt_many(
         self,
         nonces: Sequence[BytesLike],
         messages: Sequence[BytesLike],
         associated_data: BatchAssociatedData = None,
+        *,
+        threads: Optional[int] = None,
     ) -> list[bytes]:
         """Decrypts every message; if any is not authentic, raises ``InvalidTag`` whose
         ``failed`` names them and whose ``results`` has the others' plaintexts."""
@@ -100,6 +106,8 @@ class AESGCM:
         nonces: Sequence[BytesLike],
         messages: Sequence[BytesLike],
         associated_data: BatchAssociatedData = None,
+        *,
+        threads: Optional[int] = None,
     ) -> list[bytes]:
         """As ``AESGCMSIV.encrypt_many``; a nonce repeated within the call raises
         ``ValueError`` (AES-GCM must never reuse a nonce under one key)."""
@@ -108,6 +116,8 @@ class AESGCM:
         nonces: Sequence[BytesLike],
         messages: Sequence[BytesLike],
         associated_data: BatchAssociatedData = None,
+        *,
+        threads: Optional[int] = None,
     ) -> list[bytes]: ...
 
 class Sealer:

@@ -485,3 +485,80 @@ fn a_refused_ccm_open_leaves_no_job_authentic() {
     assert!(jobs.iter().all(|job| !job.authentic));
     assert!(data.iter().flatten().all(|&b| b == 0));
 }
+
+/// A batch cut across threads (explicit counts, more threads than jobs, and the automatic
+/// count on a batch big enough to be cut) seals and opens exactly as on one thread; a forged
+/// job fails alone, whichever part it is in.
+#[test]
+fn siv_batches_on_several_threads_match_one_thread() {
+    let mut rng = Rng::new(44);
+    let big = if cfg!(miri) { 0 } else { 3 * 1024 };
+    for backend in backends_under_test() {
+        let key = rng.bytes(32);
+        let cipher =
+            combsiv::Aes256GcmSiv::with_backend(&key[..].try_into().unwrap(), backend).unwrap();
+        for (count, threads) in [(9, 2), (9, 3), (5, 7), (big, 0), (big, 4)] {
+            let originals: Vec<Vec<u8>> = (0..count)
+                .map(|_| {
+                    let len = rng.below(600);
+                    rng.bytes(len)
+                })
+                .collect();
+            let nonces: Vec<[u8; 12]> = (0..count).map(|_| rng.array()).collect();
+            let aad_len = rng.below(40);
+            let aad = rng.bytes(aad_len);
+            let run =
+                |data: &mut Vec<Vec<u8>>, threads: Option<usize>, tags: Option<&[[u8; 16]]>| {
+                    let mut jobs: Vec<SivJob> = data
+                        .iter_mut()
+                        .zip(&nonces)
+                        .enumerate()
+                        .map(|(i, (d, n))| SivJob {
+                            nonce: *n,
+                            aad: &aad,
+                            data: d,
+                            tag: tags.map_or([0; 16], |t| t[i]),
+                            authentic: false,
+                        })
+                        .collect();
+                    let result = match (threads, tags) {
+                        (None, None) => cipher.seal_batch_with_threads(&mut jobs, 1),
+                        (Some(t), None) => cipher.seal_batch_with_threads(&mut jobs, t),
+                        (_, Some(_)) => cipher.open_batch_with_threads(&mut jobs, threads.unwrap()),
+                    };
+                    let tags: Vec<[u8; 16]> = jobs.iter().map(|j| j.tag).collect();
+                    let authentic: Vec<bool> = jobs.iter().map(|j| j.authentic).collect();
+                    (result, tags, authentic)
+                };
+            let mut one = originals.clone();
+            let (_, one_tags, _) = run(&mut one, None, None);
+            let mut many = originals.clone();
+            let (result, tags, _) = run(&mut many, Some(threads), None);
+            assert_eq!(result, Ok(()));
+            assert_eq!(
+                (&many, &tags),
+                (&one, &one_tags),
+                "{backend} {count} {threads}"
+            );
+            let mut forged_tags = tags.clone();
+            let forged = (count > 0).then(|| rng.below(count));
+            if let Some(f) = forged {
+                forged_tags[f][0] ^= 1;
+            }
+            let (result, _, authentic) = run(&mut many, Some(threads), Some(&forged_tags));
+            assert_eq!(
+                result.is_err(),
+                forged.is_some(),
+                "{backend} {count} {threads}"
+            );
+            for (i, message) in many.iter().enumerate() {
+                assert_eq!(authentic[i], Some(i) != forged, "{backend} job {i}");
+                if Some(i) == forged {
+                    assert!(message.iter().all(|&b| b == 0));
+                } else {
+                    assert_eq!(message, &originals[i]);
+                }
+            }
+        }
+    }
+}
