@@ -66,6 +66,8 @@ struct Ring {
     writing: bool,
     /// Buffers of written chunks, for the next claims.
     spare: Vec<Zeroizing<Vec<u8>>>,
+    /// Workers asleep until there is room (a wakeup is a system call: only for them).
+    waiting: usize,
     outcome: Option<Result<(), StreamError>>,
 }
 
@@ -124,6 +126,7 @@ pub(super) fn run<R: Send, W: Send>(
         ready: VecDeque::new(),
         writing: false,
         spare: Vec::new(),
+        waiting: 0,
         outcome: None,
     });
     let room = Condvar::new();
@@ -138,7 +141,9 @@ pub(super) fn run<R: Send, W: Send>(
             let buffer = {
                 let mut chunks = lock(&ring);
                 while chunks.outcome.is_none() && chunks.claimed >= chunks.next_index + window {
+                    chunks.waiting += 1;
                     chunks = room.wait(chunks).unwrap_or_else(PoisonError::into_inner);
+                    chunks.waiting -= 1;
                 }
                 if chunks.outcome.is_some() {
                     return;
@@ -194,7 +199,7 @@ pub(super) fn run<R: Send, W: Send>(
                 chunks = lock(&ring);
                 chunks.next_index += written;
                 chunks.spare.extend(batch.into_iter().map(|slot| slot.data));
-                for _ in 0..written {
+                for _ in 0..written.min(chunks.waiting as u64) {
                     room.notify_one();
                 }
                 if let Some(result) = end {
