@@ -176,14 +176,6 @@ fn run<C>(
     }
 }
 
-/// Chunk claims from an atomic counter: `0..chunks` in increasing order.
-fn counter(chunks: u64) -> (AtomicU64, impl Fn(&AtomicU64) -> Option<u64>) {
-    (AtomicU64::new(0), move |next: &AtomicU64| {
-        let index = next.fetch_add(1, Ordering::Relaxed);
-        (index < chunks).then_some(index)
-    })
-}
-
 /// Runs of `layout.chunks_per_run()` chunks, claimed in order: (the run's first chunk,
 /// the run's part of `memory`, which holds `piece(i)` of every chunk `i` after each other).
 /// A run past the end of `memory` (the final chunk when it is empty) gets an empty part.
@@ -246,29 +238,15 @@ pub(super) fn seal_file(
     let body = prefix.len() as u64;
     output.set_len(body + layout.sealed_len())?;
     output.write_all_at(prefix, 0)?;
-    let progress = Progress::new(progress);
-    let (claims, next) = counter(layout.chunks);
-    let sealed_chunk = layout.chunk_size as usize + TAG_LEN;
-    run(
-        threads(options.threads(), layout.chunks),
-        sealed_chunk,
-        || next(&claims),
-        |index, buffer| {
-            let plaintext = layout.plaintext(index);
-            let chunk = (|| {
-                read_at(input, from, plaintext.clone(), buffer)?;
-                let len = buffer.len();
-                buffer.resize(len + TAG_LEN, 0);
-                seal_chunk(cipher, header, layout.nonce(index), None, buffer)?;
-                output.write_all_at(buffer, body + layout.sealed(index).start)?;
-                Ok(())
-            })();
-            progress.add(plaintext.end - plaintext.start);
-            chunk.map_err(|error| (index, error))
-        },
-    )?;
-    progress.finish();
-    Ok(())
+    each_chunk(layout, options, progress, |index, buffer| {
+        let plaintext = layout.plaintext(index);
+        read_at(input, from, plaintext.clone(), buffer)?;
+        let len = buffer.len();
+        buffer.resize(len + TAG_LEN, 0);
+        seal_chunk(cipher, header, layout.nonce(index), None, buffer)?;
+        output.write_all_at(buffer, body + layout.sealed(index).start)?;
+        Ok(plaintext.end - plaintext.start)
+    })
 }
 
 /// Opens the chunks of `input` from offset `from` (just after the header) into `output` at
@@ -285,27 +263,39 @@ pub(super) fn open_file(
 ) -> Result<(), StreamError> {
     use std::os::unix::fs::FileExt;
     output.set_len(layout.plaintext_len())?;
+    each_chunk(layout, options, progress, |index, buffer| {
+        let sealed = layout.sealed(index);
+        read_at(input, from, sealed.clone(), buffer)?;
+        open_chunk(cipher, header, layout.nonce(index), None, buffer)
+            .map_err(|_| StreamError::Corrupted { chunk: index })?;
+        let body = buffer.len() - TAG_LEN;
+        output.write_all_at(&buffer[..body], layout.plaintext(index).start)?;
+        Ok(sealed.end - sealed.start)
+    })
+}
+
+/// Runs `chunk` on every chunk of `layout`, claimed from an atomic counter by the options'
+/// threads, each with a buffer of one sealed chunk; `chunk` returns the input bytes it
+/// consumed, for `progress`.
+#[cfg(unix)]
+fn each_chunk(
+    layout: Layout,
+    options: &Options,
+    progress: impl FnMut(u64) + Send,
+    chunk: impl Fn(u64, &mut Zeroizing<Vec<u8>>) -> Result<u64, StreamError> + Sync,
+) -> Result<(), StreamError> {
     let progress = Progress::new(progress);
-    let (claims, next) = counter(layout.chunks);
+    let claims = AtomicU64::new(0);
+    let next = || {
+        let index = claims.fetch_add(1, Ordering::Relaxed);
+        (index < layout.chunks).then_some(index)
+    };
     let sealed_chunk = layout.chunk_size as usize + TAG_LEN;
-    run(
-        threads(options.threads(), layout.chunks),
-        sealed_chunk,
-        || next(&claims),
-        |index, buffer| {
-            let sealed = layout.sealed(index);
-            let chunk = (|| {
-                read_at(input, from, sealed.clone(), buffer)?;
-                open_chunk(cipher, header, layout.nonce(index), None, buffer)
-                    .map_err(|_| StreamError::Corrupted { chunk: index })?;
-                let body = buffer.len() - TAG_LEN;
-                output.write_all_at(&buffer[..body], layout.plaintext(index).start)?;
-                Ok(())
-            })();
-            progress.add(sealed.end - sealed.start);
-            chunk.map_err(|error| (index, error))
-        },
-    )?;
+    let workers = threads(options.threads(), layout.chunks);
+    run(workers, sealed_chunk, next, |index, buffer| {
+        progress.add(chunk(index, buffer).map_err(|error| (index, error))?);
+        Ok(())
+    })?;
     progress.finish();
     Ok(())
 }
@@ -320,18 +310,17 @@ pub(super) fn seal_memory(
     output: &mut [u8],
     workers: usize,
 ) -> Result<(), StreamError> {
-    let claims = runs(output, layout, layout.chunk_size + TAG_LEN as u64);
-    let next = || claims.lock().unwrap_or_else(PoisonError::into_inner).next();
-    run(threads(workers, layout.runs()), 0, next, |run, _| {
-        for (index, sealed) in pieces(layout, run, |i| layout.sealed(i)) {
-            let plaintext = layout.plaintext(index);
-            let plaintext = input
-                .get(plaintext.start as usize..plaintext.end as usize)
-                .unwrap_or_default();
-            seal_chunk(cipher, header, layout.nonce(index), Some(plaintext), sealed)
-                .map_err(|error| (index, error.into()))?;
-        }
-        Ok(())
+    let sealed_chunk = layout.chunk_size + TAG_LEN as u64;
+    let pieces = (sealed_chunk, |i| layout.sealed(i));
+    each_run(layout, output, pieces, workers, |index, sealed| {
+        let plaintext = part(input, layout.plaintext(index));
+        Ok(seal_chunk(
+            cipher,
+            header,
+            layout.nonce(index),
+            Some(plaintext),
+            sealed,
+        )?)
     })
 }
 
@@ -346,16 +335,36 @@ pub(super) fn open_memory(
     output: &mut [u8],
     workers: usize,
 ) -> Result<(), StreamError> {
-    let claims = runs(output, layout, layout.chunk_size);
+    let pieces = (layout.chunk_size, |i| layout.plaintext(i));
+    each_run(layout, output, pieces, workers, |index, plaintext| {
+        let sealed = part(input, layout.sealed(index));
+        open_chunk(cipher, header, layout.nonce(index), Some(sealed), plaintext)
+            .map_err(|_| StreamError::Corrupted { chunk: index })
+    })
+}
+
+/// `range` of `memory` (empty if out of bounds, which the layout rules out).
+fn part(memory: &[u8], range: Range<u64>) -> &[u8] {
+    memory
+        .get(range.start as usize..range.end as usize)
+        .unwrap_or_default()
+}
+
+/// Runs `chunk` on every chunk of `layout` with its piece of `output` (`piece(i)` is chunk
+/// `i`'s range there, `piece_len` a whole chunk's length), in runs claimed by `workers`
+/// threads.
+fn each_run<P: Fn(u64) -> Range<u64> + Sync>(
+    layout: Layout,
+    output: &mut [u8],
+    (piece_len, piece): (u64, P),
+    workers: usize,
+    chunk: impl Fn(u64, &mut [u8]) -> Result<(), StreamError> + Sync,
+) -> Result<(), StreamError> {
+    let claims = runs(output, layout, piece_len);
     let next = || claims.lock().unwrap_or_else(PoisonError::into_inner).next();
     run(threads(workers, layout.runs()), 0, next, |run, _| {
-        for (index, plaintext) in pieces(layout, run, |i| layout.plaintext(i)) {
-            let sealed = layout.sealed(index);
-            let sealed = input
-                .get(sealed.start as usize..sealed.end as usize)
-                .unwrap_or_default();
-            open_chunk(cipher, header, layout.nonce(index), Some(sealed), plaintext)
-                .map_err(|_| (index, StreamError::Corrupted { chunk: index }))?;
+        for (index, piece) in pieces(layout, run, &piece) {
+            chunk(index, piece).map_err(|error| (index, error))?;
         }
         Ok(())
     })
