@@ -32,6 +32,7 @@ fn master_key(key: &Bound<'_, PyAny>) -> PyResult<MasterKey> {
 fn to_py(error: StreamError) -> PyErr {
     match error {
         StreamError::Io(e) => PyOSError::new_err(e.to_string()),
+        StreamError::CreateOutput(..) => PyOSError::new_err(error.to_string()),
         StreamError::WrongKey | StreamError::Corrupted { .. } | StreamError::Truncated { .. } => {
             InvalidTag::new_err(error.to_string())
         }

@@ -136,7 +136,9 @@ fn output_failure(error: StreamError, path: &Path) -> Failure {
             ),
             "pass --force to replace it",
         ),
-        StreamError::Io(e) => Failure::io(format!("cannot create {}", path.display()), &e),
+        StreamError::Io(e) | StreamError::CreateOutput(_, e) => {
+            Failure::io(format!("cannot create {}", path.display()), &e)
+        }
         other => Failure::io(
             format!("cannot create {}", path.display()),
             &io::Error::other(other.to_string()),
@@ -214,9 +216,12 @@ fn write_output(
     };
     body(target, &report).map_err(|error| match (error, path) {
         // Creating or committing the output failed, not the stream.
-        (error @ (StreamError::OutputExists(_) | StreamError::SameFile(_)), Some(path)) => {
-            output_failure(error, &path)
-        }
+        (
+            error @ (StreamError::OutputExists(_)
+            | StreamError::SameFile(_)
+            | StreamError::CreateOutput(..)),
+            Some(path),
+        ) => output_failure(error, &path),
         (error, _) => Failure::stream(error, &input.name, decrypting),
     })?;
     if let Some(bar) = bar {

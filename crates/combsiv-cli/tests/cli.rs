@@ -528,6 +528,12 @@ fn refuses_overwrite_same_file_and_missing_input() {
         predicate::str::contains("cannot open")
             .and(predicate::str::contains("hint: check the path")),
     );
+    // An output that cannot be created is named as such, not as the input.
+    s.run("encrypt", "plain", "no-such-dir/out", &[])
+        .code(3)
+        .stderr(
+            predicate::str::contains("cannot create").and(predicate::str::contains("no-such-dir")),
+        );
     // A decryption that fails on an existing output with --force keeps the old file.
     s.write("garbage", &[0u8; 200]);
     s.run("decrypt", "garbage", "opened", &["--force"]).code(1);

@@ -110,6 +110,8 @@ pub enum StreamError {
     /// The output path exists (or appeared while the output was written), and overwriting
     /// was not asked for.
     OutputExists(std::path::PathBuf),
+    /// The output file (the temporary file beside this path) could not be created.
+    CreateOutput(std::path::PathBuf, io::Error),
     /// A caller-provided output buffer does not have the length the stream needs.
     WrongOutputLength {
         /// The length needed.
@@ -168,6 +170,9 @@ impl fmt::Display for StreamError {
             StreamError::OutputExists(path) => {
                 write!(f, "refusing to overwrite {}: it exists", path.display())
             }
+            StreamError::CreateOutput(path, e) => {
+                write!(f, "cannot create {}: {e}", path.display())
+            }
             StreamError::WrongOutputLength { needed, given } => write!(
                 f,
                 "the output buffer is {given} bytes; this stream needs exactly {needed}"
@@ -179,7 +184,7 @@ impl fmt::Display for StreamError {
 impl std::error::Error for StreamError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            StreamError::Io(e) => Some(e),
+            StreamError::Io(e) | StreamError::CreateOutput(_, e) => Some(e),
             StreamError::Crypto(e) => Some(e),
             _ => None,
         }

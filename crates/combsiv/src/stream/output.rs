@@ -144,7 +144,7 @@ impl PlannedOutput {
                     });
                 }
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
-                Err(e) => return Err(e.into()),
+                Err(e) => return Err(StreamError::CreateOutput(target, e)),
             }
         }
         Err(StreamError::Io(io::Error::new(
