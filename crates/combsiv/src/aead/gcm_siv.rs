@@ -521,6 +521,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(target_pointer_width = "64")]
     fn length_limits_are_inclusive_at_two_to_the_36() {
         let max = 1usize << 36;
         assert_eq!(check_lengths(max, max), Ok(()));

@@ -188,6 +188,7 @@ impl<'a> Lane<'a> {
     }
 
     /// The next `count` blocks (the caller checked that there are that many).
+    #[cfg(target_arch = "x86_64")]
     pub(crate) fn window(&mut self, count: usize) -> Blocks<'_> {
         let range = self.position..self.position + count;
         match &mut self.blocks {

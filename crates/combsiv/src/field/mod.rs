@@ -105,6 +105,8 @@ impl PolyvalKey {
     /// it at most (any larger number is still correct); a backend precomputes no more powers
     /// of `h` than that can use.
     pub(crate) fn new(h: &[u8; 16], isa: Isa, blocks: usize) -> Self {
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = blocks;
         match isa {
             Isa::Portable => PolyvalKey::Portable(portable::Key::new(h)),
             #[cfg(target_arch = "x86_64")]
@@ -163,6 +165,7 @@ impl<'k, const GHASH: bool> UniversalHash<'k, GHASH> {
     }
 
     /// The key and the running state, for a fused kernel that hashes while it encrypts.
+    #[cfg(target_arch = "x86_64")]
     pub(crate) fn key_and_state(&mut self) -> (&'k PolyvalKey, &mut u128) {
         (self.key, &mut self.acc)
     }
