@@ -49,7 +49,7 @@ mod test_vectors;
 mod verdict;
 
 pub use crate::aead::gcm::AesGcm;
-pub use crate::aead::gcm_siv::AesGcmSiv;
+pub use crate::aead::gcm_siv::{AesGcmSiv, SivJob};
 pub use crate::aead::{Aes128, Aes256, KeySize};
 pub use crate::aes::Aes;
 pub use crate::cpu::Backend;

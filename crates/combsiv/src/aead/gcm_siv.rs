@@ -182,7 +182,7 @@ impl<K: KeySize> AesGcmSiv<K> {
     /// A batch of at least twice [`MIN_BYTES_PER_THREAD`](crate::parallel::MIN_BYTES_PER_THREAD)
     /// bytes runs on several cores (see [`seal_batch_with_threads`](Self::seal_batch_with_threads)).
     #[cfg(feature = "alloc")]
-    pub fn seal_batch(&self, jobs: &mut [crate::comb::SivJob<'_>]) -> Result<(), Error> {
+    pub fn seal_batch(&self, jobs: &mut [SivJob<'_>]) -> Result<(), Error> {
         #[cfg(feature = "std")]
         return self.seal_batch_with_threads(jobs, 0);
         #[cfg(not(feature = "std"))]
@@ -200,7 +200,7 @@ impl<K: KeySize> AesGcmSiv<K> {
     #[cfg(feature = "std")]
     pub fn seal_batch_with_threads(
         &self,
-        jobs: &mut [crate::comb::SivJob<'_>],
+        jobs: &mut [SivJob<'_>],
         threads: usize,
     ) -> Result<(), Error> {
         check_batch_lengths(jobs)?;
@@ -223,7 +223,7 @@ impl<K: KeySize> AesGcmSiv<K> {
 
     /// Every job sealed on this thread; the lengths were checked.
     #[cfg(feature = "alloc")]
-    fn seal_jobs(&self, jobs: &mut [crate::comb::SivJob<'_>]) -> Result<(), Error> {
+    fn seal_jobs(&self, jobs: &mut [SivJob<'_>]) -> Result<(), Error> {
         #[cfg(target_arch = "x86_64")]
         if let BlockCipher::X86(key_generating_key, tier) = &self.key_generating_key {
             super::x86::gcm_siv_seal_jobs(*tier, key_generating_key, jobs);
@@ -241,7 +241,7 @@ impl<K: KeySize> AesGcmSiv<K> {
     /// `authentic` is false and every job zeroed. A large batch runs on several cores, as
     /// [`seal_batch`](Self::seal_batch) does.
     #[cfg(feature = "alloc")]
-    pub fn open_batch(&self, jobs: &mut [crate::comb::SivJob<'_>]) -> Result<(), Error> {
+    pub fn open_batch(&self, jobs: &mut [SivJob<'_>]) -> Result<(), Error> {
         #[cfg(feature = "std")]
         return self.open_batch_with_threads(jobs, 0);
         #[cfg(not(feature = "std"))]
@@ -257,7 +257,7 @@ impl<K: KeySize> AesGcmSiv<K> {
     #[cfg(feature = "std")]
     pub fn open_batch_with_threads(
         &self,
-        jobs: &mut [crate::comb::SivJob<'_>],
+        jobs: &mut [SivJob<'_>],
         threads: usize,
     ) -> Result<(), Error> {
         self.refuse_batch_lengths(jobs)?;
@@ -268,7 +268,7 @@ impl<K: KeySize> AesGcmSiv<K> {
     /// Every job marked not authentic; if any job's lengths exceed the limits, every job
     /// zeroed and the error.
     #[cfg(feature = "alloc")]
-    fn refuse_batch_lengths(&self, jobs: &mut [crate::comb::SivJob<'_>]) -> Result<(), Error> {
+    fn refuse_batch_lengths(&self, jobs: &mut [SivJob<'_>]) -> Result<(), Error> {
         for job in jobs.iter_mut() {
             job.authentic = false;
         }
@@ -284,7 +284,7 @@ impl<K: KeySize> AesGcmSiv<K> {
 
     /// Every job opened on this thread; the lengths were checked.
     #[cfg(feature = "alloc")]
-    fn open_jobs(&self, jobs: &mut [crate::comb::SivJob<'_>]) {
+    fn open_jobs(&self, jobs: &mut [SivJob<'_>]) {
         #[cfg(target_arch = "x86_64")]
         if let BlockCipher::X86(key_generating_key, tier) = &self.key_generating_key {
             super::x86::gcm_siv_open_jobs(*tier, key_generating_key, jobs);
@@ -405,9 +405,25 @@ fn initial_counter(tag: &[u8; 16]) -> [u8; 16] {
 }
 
 /// Section 6, checked before any work.
+/// A message of an AES-GCM-SIV batch, for [`AesGcmSiv::seal_batch`] and
+/// [`AesGcmSiv::open_batch`] (also `combsiv::comb::SivJob`).
+#[derive(Debug)]
+pub struct SivJob<'a> {
+    /// The nonce.
+    pub nonce: [u8; 12],
+    /// Associated data.
+    pub aad: &'a [u8],
+    /// Plaintext or ciphertext, in place.
+    pub data: &'a mut [u8],
+    /// The tag: output of seal, input of open.
+    pub tag: [u8; 16],
+    /// Output of open: whether this message was authentic.
+    pub authentic: bool,
+}
+
 /// [`check_lengths`] for every job of a batch.
 #[cfg(feature = "alloc")]
-fn check_batch_lengths(jobs: &[crate::comb::SivJob<'_>]) -> Result<(), Error> {
+fn check_batch_lengths(jobs: &[SivJob<'_>]) -> Result<(), Error> {
     jobs.iter()
         .try_for_each(|job| check_lengths(job.aad.len(), job.data.len()))
 }
@@ -415,13 +431,13 @@ fn check_batch_lengths(jobs: &[crate::comb::SivJob<'_>]) -> Result<(), Error> {
 /// A job's share of a batch's work, for cutting it across threads: its bytes, plus 64 for
 /// the per-message work (record keys, tag), which costs about as much as 64 bytes of data.
 #[cfg(feature = "std")]
-fn batch_weight(job: &crate::comb::SivJob<'_>) -> usize {
+fn batch_weight(job: &SivJob<'_>) -> usize {
     job.aad.len() + job.data.len() + 64
 }
 
 /// A batch open's result: [`Error::Authentication`] unless every job was authentic.
 #[cfg(feature = "alloc")]
-fn batch_verdict(jobs: &[crate::comb::SivJob<'_>]) -> Result<(), Error> {
+fn batch_verdict(jobs: &[SivJob<'_>]) -> Result<(), Error> {
     if jobs.iter().all(|job| job.authentic) {
         Ok(())
     } else {

@@ -100,7 +100,7 @@ per_width! {
     #[cfg(feature = "alloc")]
     pub(crate) fn gcm_siv_seal_jobs(
         key_generating_key: &RoundKeys,
-        jobs: &mut [crate::comb::SivJob<'_>],
+        jobs: &mut [crate::aead::gcm_siv::SivJob<'_>],
     ) = seal_jobs;
 }
 
@@ -111,7 +111,7 @@ per_width! {
     #[cfg(feature = "alloc")]
     pub(crate) fn gcm_siv_open_jobs(
         key_generating_key: &RoundKeys,
-        jobs: &mut [crate::comb::SivJob<'_>],
+        jobs: &mut [crate::aead::gcm_siv::SivJob<'_>],
     ) = open_jobs;
 }
 

@@ -100,20 +100,9 @@ pub struct CcmJob<'a> {
     pub authentic: bool,
 }
 
-/// An AES-GCM-SIV job for [`crate::AesGcmSiv::seal_batch`] and `open_batch`.
-#[derive(Debug)]
-pub struct SivJob<'a> {
-    /// The nonce.
-    pub nonce: [u8; 12],
-    /// Associated data.
-    pub aad: &'a [u8],
-    /// Plaintext or ciphertext, in place.
-    pub data: &'a mut [u8],
-    /// The tag: output of seal, input of open.
-    pub tag: [u8; 16],
-    /// Output of open: whether this message was authentic.
-    pub authentic: bool,
-}
+/// AES-GCM-SIV batches are the AEAD's own; the job type is re-exported here with the comb's
+/// other job types.
+pub use crate::aead::gcm_siv::SivJob;
 
 /// CCM payloads and CMAC messages up to this many bytes are copied into the engine's scratch,
 /// behind CCM's header or with CMAC's last block masked, and run in one round of lanes;

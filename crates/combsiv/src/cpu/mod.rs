@@ -23,6 +23,7 @@ use crate::Error;
 /// | `Aesni`    | AES-NI, PCLMULQDQ, SSSE3, SSE4.1               | 128-bit   |
 /// | `Vaes`     | the above plus AVX, AVX2, VAES, VPCLMULQDQ (no AVX-512 needed) | 256-bit |
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Backend {
     /// Runs on any CPU.
     Portable,

@@ -61,10 +61,10 @@ use super::{
     SivMessage, counter_block, ctr_and_hash_rounds, length_block, nonce_value, record_keys_and_aad,
     tag_of, top_bit,
 };
+use crate::aead::gcm_siv::SivJob;
 use crate::aes::x86::{
     Counter, RoundKeys, Schedule, apply_keystream, broadcast, encrypt, first_round_keys, round_key,
 };
-use crate::comb::SivJob;
 use crate::cpu::x86::{
     Aesni, Width, block_from, load_last_partial, load128, per_width, store_last_partial, store128,
 };
