@@ -659,7 +659,8 @@ impl Encryptor {
         let len = match (stamp, output.positional()) {
             (Some(stamp), Some(file)) => {
                 let from = io::Seek::stream_position(&mut input)?;
-                let layout = Layout::of_plaintext(stamp.len.saturating_sub(from), self.chunk());
+                let len = stamp.len.saturating_sub(from);
+                let layout = Layout::of_plaintext(len, self.header.chunk_size);
                 let cipher = FileCipher::new(key, &self.header, options.backend())?;
                 let prefix = self.prefix(&cipher)?;
                 let parts = (&cipher, &self.header_bytes, &prefix[..]);
@@ -671,10 +672,6 @@ impl Encryptor {
         };
         output.commit()?;
         Ok(len)
-    }
-
-    fn chunk(&self) -> u32 {
-        self.header.chunk_size
     }
 
     fn run(
