@@ -18,9 +18,13 @@ use super::{
     within,
 };
 use crate::Error;
+#[cfg(vector_tiers)]
+use crate::aes::kernels::RoundKeys;
 use crate::aes::{BlockCipher, Counter32, KeyBytes};
-use crate::cpu::{Backend, Isa};
-use crate::field::{Ghash, PolyvalKey};
+use crate::cpu::Isa;
+#[cfg(vector_tiers)]
+use crate::cpu::TierToken;
+use crate::field::{Ghash, HashKey, PolyvalKey};
 
 /// Section 5.2.1.1: len(P) <= 2^39 - 256 bits.
 const MAX_PLAINTEXT_LEN: u64 = (1 << 36) - 32;
@@ -43,24 +47,85 @@ const MAX_IV_LEN: u64 = (1 << 61) - 1;
 /// ```
 #[derive(Clone)]
 pub struct AesGcm<K: KeySize> {
-    aes: BlockCipher,
-    /// Section 6.4: H = CIPH_K(0^128), as the POLYVAL key that computes GHASH_H.
-    ghash_key: PolyvalKey,
-    backend: Backend,
+    key: GcmKey,
     key_size: PhantomData<K>,
 }
 
+/// A key of one tier: the AES schedule and, Section 6.4, H = CIPH_K(0^128) as the POLYVAL key
+/// that computes GHASH_H, built together on one instruction set.
+#[derive(Clone)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "boxing would need an allocator; a key lives in one place and is not moved often"
+)]
+enum GcmKey {
+    /// The reference composition of AES and GHASH, on the portable backend.
+    Portable { aes: BlockCipher, ghash: PolyvalKey },
+    /// A vector tier: one pass of counter mode fused with GHASH.
+    #[cfg(vector_tiers)]
+    Vector {
+        tier: TierToken,
+        aes: RoundKeys,
+        ghash: crate::field::kernels::Key,
+    },
+}
+
+impl GcmKey {
+    fn ghash(&self) -> HashKey<'_> {
+        match self {
+            GcmKey::Portable { ghash, .. } => ghash.as_hash_key(),
+            #[cfg(vector_tiers)]
+            GcmKey::Vector { tier, ghash, .. } => HashKey::Vector(ghash, *tier),
+        }
+    }
+
+    fn encrypt_block(&self, block: &[u8; 16]) -> [u8; 16] {
+        match self {
+            GcmKey::Portable { aes, .. } => aes.encrypt_block(block),
+            #[cfg(vector_tiers)]
+            GcmKey::Vector { tier, aes, .. } => {
+                let mut out = *block;
+                aes.encrypt_blocks(*tier, core::slice::from_mut(&mut out));
+                out
+            }
+        }
+    }
+}
+
 impl<K: KeySize> AesGcm<K> {
-    pub(crate) fn from_key_bytes(key: KeyBytes<'_>, (backend, isa): (Backend, Isa)) -> Self {
-        let aes = BlockCipher::new(key, isa);
-        let mut h = aes.encrypt_block(&[0; 16]);
-        let ghash_key = PolyvalKey::for_ghash(&h, isa);
-        h.zeroize();
+    pub(crate) fn from_key_bytes(key: KeyBytes<'_>, isa: Isa) -> Self {
+        let key = match isa {
+            Isa::Portable => {
+                let aes = BlockCipher::new(key, isa);
+                let mut h = aes.encrypt_block(&[0; 16]);
+                let ghash = PolyvalKey::for_ghash(&h, isa);
+                h.zeroize();
+                GcmKey::Portable { aes, ghash }
+            }
+            #[cfg(vector_tiers)]
+            Isa::Vector(tier) => {
+                let aes = RoundKeys::new(tier, key);
+                let mut h = [0; 16];
+                aes.encrypt_blocks(tier, core::slice::from_mut(&mut h));
+                let mut polyval_h = crate::field::polyval_key_for_ghash(&h);
+                let ghash = crate::field::kernels::Key::new(tier, &polyval_h, usize::MAX);
+                h.zeroize();
+                polyval_h.zeroize();
+                GcmKey::Vector { tier, aes, ghash }
+            }
+        };
         AesGcm {
-            aes,
-            ghash_key,
-            backend,
+            key,
             key_size: PhantomData,
+        }
+    }
+
+    /// The instruction set the key runs on.
+    pub(crate) fn isa(&self) -> Isa {
+        match &self.key {
+            GcmKey::Portable { aes, .. } => aes.isa(),
+            #[cfg(vector_tiers)]
+            GcmKey::Vector { tier, .. } => Isa::Vector(*tier),
         }
     }
 
@@ -155,12 +220,30 @@ impl<K: KeySize> AesGcm<K> {
     ) -> [u8; 16] {
         // Step 6's mask GCTR_K(J0) first: it does not depend on the data, so its AES latency
         // overlaps the pass over the data instead of following it.
-        let mask = self.aes.encrypt_block(j0);
-        let mut ghash = Ghash::new(&self.ghash_key);
+        let mask = self.key.encrypt_block(j0);
+        let mut ghash = Ghash::new(self.key.ghash());
         ghash.update_padded(aad);
         let counter = Counter32::BigEndianLast.advance(j0, 1);
         let lengths = length_block(aad.len(), buf.len());
-        apply_keystream_and_hash(&self.aes, &mut ghash, (&counter, hashed), buf, &lengths);
+        match &self.key {
+            GcmKey::Portable { aes, .. } => {
+                apply_keystream_and_hash(aes, &mut ghash, (&counter, hashed), buf, &lengths);
+            }
+            #[cfg(vector_tiers)]
+            GcmKey::Vector {
+                tier,
+                aes,
+                ghash: key,
+            } => super::kernels::ctr_and_hash::<true>(
+                *tier,
+                aes,
+                key,
+                ghash.state(),
+                (&counter, hashed),
+                buf,
+                &lengths,
+            ),
+        }
         tag_from_ghash(ghash, mask)
     }
 
@@ -172,7 +255,7 @@ impl<K: KeySize> AesGcm<K> {
             j0[..12].copy_from_slice(iv);
             j0[15] = 1;
         } else {
-            let mut ghash = Ghash::new(&self.ghash_key);
+            let mut ghash = Ghash::new(self.key.ghash());
             ghash.update_padded(iv);
             let mut length = [0u8; 16];
             length[8..].copy_from_slice(&(iv.len() as u64 * 8).to_be_bytes());
@@ -220,6 +303,7 @@ super::impl_rustcrypto_traits!(AesGcm);
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Backend;
     use crate::aead::probe;
 
     /// Open must hash and decrypt each ciphertext block from one fetch: a writer that flips a

@@ -18,12 +18,14 @@ use aead::inout::InOutBuf;
 use alloc::vec::Vec;
 use zeroize::Zeroize;
 
+#[cfg(vector_tiers)]
+use super::kernels::SivMessage;
 use super::{
     Hashed, KeySize, apply_keystream_and_hash, check_message_lengths, check_tag, open_or_wipe,
 };
 use crate::Error;
 use crate::aes::{BlockCipher, Counter32, KeyBytes};
-use crate::cpu::{Backend, Isa};
+use crate::cpu::Isa;
 use crate::field::{Polyval, PolyvalKey};
 
 /// Section 6: P_MAX = 2^36 bytes.
@@ -48,10 +50,10 @@ const NONCE_LEN: usize = 12;
 /// ```
 #[derive(Clone)]
 pub struct AesGcmSiv<K: KeySize> {
-    /// Section 4: the key-generating key, from which each nonce derives its record keys.
+    /// Section 4: the key-generating key, from which each nonce derives its record keys. Its
+    /// tier is the cipher's: the portable backend runs the reference composition below, a
+    /// vector tier the fused kernels (`aead/kernels.rs`).
     key_generating_key: BlockCipher,
-    backend: Backend,
-    isa: Isa,
     key_size: PhantomData<K>,
 }
 
@@ -68,13 +70,16 @@ impl Drop for RecordKeys {
 }
 
 impl<K: KeySize> AesGcmSiv<K> {
-    pub(crate) fn from_key_bytes(key: KeyBytes<'_>, (backend, isa): (Backend, Isa)) -> Self {
+    pub(crate) fn from_key_bytes(key: KeyBytes<'_>, isa: Isa) -> Self {
         AesGcmSiv {
             key_generating_key: BlockCipher::new(key, isa),
-            backend,
-            isa,
             key_size: PhantomData,
         }
+    }
+
+    /// The instruction set the key runs on.
+    pub(crate) fn isa(&self) -> Isa {
+        self.key_generating_key.isa()
     }
 
     /// Encrypts `plaintext` and returns `ciphertext || tag` (16 bytes longer).
@@ -120,15 +125,23 @@ impl<K: KeySize> AesGcmSiv<K> {
         buf: InOutBuf<'_, '_, u8>,
     ) -> Result<[u8; 16], Error> {
         check_lengths(aad.len(), buf.len())?;
-        #[cfg(target_arch = "x86_64")]
-        if let Some((message, tier)) = self.whole_message_kernel(nonce, aad) {
-            return Ok(super::x86::gcm_siv_seal(tier, &message, buf));
+        match &self.key_generating_key {
+            #[cfg(vector_tiers)]
+            BlockCipher::Vector(key_generating_key, tier) => {
+                let message = SivMessage::new(key_generating_key, nonce, aad);
+                Ok(super::kernels::gcm_siv_seal(*tier, &message, buf))
+            }
+            BlockCipher::Portable(_) => {
+                let keys = self.derive_record_keys(nonce);
+                let tag = self.compute_tag(&keys, nonce, aad, buf.get_in());
+                keys.encryption.apply_keystream(
+                    &initial_counter(&tag),
+                    Counter32::LittleEndianFirst,
+                    buf,
+                );
+                Ok(tag)
+            }
         }
-        let keys = self.derive_record_keys(nonce);
-        let tag = self.compute_tag(&keys, nonce, aad, buf.get_in());
-        keys.encryption
-            .apply_keystream(&initial_counter(&tag), Counter32::LittleEndianFirst, buf);
-        Ok(tag)
     }
 
     /// Section 5: opens the input side of `buf` into its output side if `tag` authenticates
@@ -142,27 +155,33 @@ impl<K: KeySize> AesGcmSiv<K> {
     ) -> Result<(), Error> {
         open_or_wipe(buf, |buf| {
             check_lengths(aad.len(), buf.len())?;
-            #[cfg(target_arch = "x86_64")]
-            if let Some((message, tier)) = self.whole_message_kernel(nonce, aad) {
-                return check_tag(&super::x86::gcm_siv_open(tier, &message, buf, tag), tag);
-            }
-            // Section 5: decrypt with the counter taken from the received tag, then recompute
-            // the tag over the resulting plaintext and compare. Decryption and POLYVAL over
-            // the plaintext run as one pass where the backend fuses them.
-            let keys = self.derive_record_keys(nonce);
-            let hash_key = self.polyval_key(&keys, aad.len(), buf.len());
-            let mut polyval = Polyval::new(&hash_key);
-            polyval.update_padded(aad);
-            let counter = initial_counter(tag);
-            let lengths = length_block(aad.len(), buf.len());
-            apply_keystream_and_hash(
-                &keys.encryption,
-                &mut polyval,
-                (&counter, Hashed::Output),
-                buf,
-                &lengths,
-            );
-            check_tag(&self.tag_from_polyval(&keys, polyval.finish(), nonce), tag)
+            let expected = match &self.key_generating_key {
+                // Derivation, counter mode fused with POLYVAL, and the tag, in one kernel.
+                #[cfg(vector_tiers)]
+                BlockCipher::Vector(key_generating_key, tier) => {
+                    let message = SivMessage::new(key_generating_key, nonce, aad);
+                    super::kernels::gcm_siv_open(*tier, &message, buf, tag)
+                }
+                // Section 5: decrypt with the counter taken from the received tag, then
+                // recompute the tag over the resulting plaintext.
+                BlockCipher::Portable(_) => {
+                    let keys = self.derive_record_keys(nonce);
+                    let hash_key = self.polyval_key(&keys, aad.len(), buf.len());
+                    let mut polyval = Polyval::new(hash_key.as_hash_key());
+                    polyval.update_padded(aad);
+                    let counter = initial_counter(tag);
+                    let lengths = length_block(aad.len(), buf.len());
+                    apply_keystream_and_hash(
+                        &keys.encryption,
+                        &mut polyval,
+                        (&counter, Hashed::Output),
+                        buf,
+                        &lengths,
+                    );
+                    self.tag_from_polyval(&keys, polyval.finish(), nonce)
+                }
+            };
+            check_tag(&expected, tag)
         })
     }
 
@@ -224,13 +243,16 @@ impl<K: KeySize> AesGcmSiv<K> {
     /// Every job sealed on this thread; the lengths were checked.
     #[cfg(feature = "alloc")]
     fn seal_jobs(&self, jobs: &mut [SivJob<'_>]) -> Result<(), Error> {
-        #[cfg(target_arch = "x86_64")]
-        if let BlockCipher::X86(key_generating_key, tier) = &self.key_generating_key {
-            super::x86::gcm_siv_seal_jobs(*tier, key_generating_key, jobs);
-            return Ok(());
-        }
-        for job in jobs.iter_mut() {
-            job.tag = self.encrypt_in_place_detached(&job.nonce, job.aad, job.data)?;
+        match &self.key_generating_key {
+            #[cfg(vector_tiers)]
+            BlockCipher::Vector(key_generating_key, tier) => {
+                super::kernels::gcm_siv_seal_jobs(*tier, key_generating_key, jobs);
+            }
+            BlockCipher::Portable(_) => {
+                for job in jobs.iter_mut() {
+                    job.tag = self.encrypt_in_place_detached(&job.nonce, job.aad, job.data)?;
+                }
+            }
         }
         Ok(())
     }
@@ -285,42 +307,25 @@ impl<K: KeySize> AesGcmSiv<K> {
     /// Every job opened on this thread; the lengths were checked.
     #[cfg(feature = "alloc")]
     fn open_jobs(&self, jobs: &mut [SivJob<'_>]) {
-        #[cfg(target_arch = "x86_64")]
-        if let BlockCipher::X86(key_generating_key, tier) = &self.key_generating_key {
-            super::x86::gcm_siv_open_jobs(*tier, key_generating_key, jobs);
-            return;
-        }
-        for job in jobs.iter_mut() {
-            job.authentic = self
-                .decrypt_in_place_detached(&job.nonce, job.aad, job.data, &job.tag)
-                .is_ok();
-        }
-    }
-
-    /// The fused whole-message kernels, where the backend has them.
-    #[cfg(target_arch = "x86_64")]
-    fn whole_message_kernel<'a>(
-        &'a self,
-        nonce: &'a [u8; 12],
-        aad: &'a [u8],
-    ) -> Option<(super::x86::SivMessage<'a>, crate::cpu::x86::Tier)> {
         match &self.key_generating_key {
-            BlockCipher::X86(key_generating_key, tier) => Some((
-                super::x86::SivMessage {
-                    key_generating_key,
-                    nonce,
-                    aad,
-                },
-                *tier,
-            )),
-            BlockCipher::Portable(_) => None,
+            #[cfg(vector_tiers)]
+            BlockCipher::Vector(key_generating_key, tier) => {
+                super::kernels::gcm_siv_open_jobs(*tier, key_generating_key, jobs);
+            }
+            BlockCipher::Portable(_) => {
+                for job in jobs.iter_mut() {
+                    job.authentic = self
+                        .decrypt_in_place_detached(&job.nonce, job.aad, job.data, &job.tag)
+                        .is_ok();
+                }
+            }
         }
     }
 
     /// The reference derivation; backends with whole-message kernels derive in registers.
     fn derive_record_keys(&self, nonce: &[u8; NONCE_LEN]) -> RecordKeys {
         let (authentication, mut encryption_key) = self.derive_record_key_material(nonce);
-        let encryption = BlockCipher::new(K::key_bytes(&encryption_key), self.isa);
+        let encryption = BlockCipher::new(K::key_bytes(&encryption_key), self.isa());
         encryption_key.zeroize();
         RecordKeys {
             authentication,
@@ -363,7 +368,7 @@ impl<K: KeySize> AesGcmSiv<K> {
         plaintext: &[u8],
     ) -> [u8; 16] {
         let hash_key = self.polyval_key(keys, aad.len(), plaintext.len());
-        let mut polyval = Polyval::new(&hash_key);
+        let mut polyval = Polyval::new(hash_key.as_hash_key());
         polyval.update_padded(aad);
         polyval.update_padded(plaintext);
         polyval.update_block(&length_block(aad.len(), plaintext.len()));
@@ -373,7 +378,7 @@ impl<K: KeySize> AesGcmSiv<K> {
     /// The POLYVAL key, with as many precomputed powers as the message can use.
     fn polyval_key(&self, keys: &RecordKeys, aad_len: usize, plaintext_len: usize) -> PolyvalKey {
         let blocks = aad_len.div_ceil(16) + plaintext_len.div_ceil(16) + 1;
-        PolyvalKey::new(&keys.authentication, self.isa, blocks)
+        PolyvalKey::new(&keys.authentication, self.isa(), blocks)
     }
 
     fn tag_from_polyval(&self, keys: &RecordKeys, mut s: [u8; 16], nonce: &[u8; 12]) -> [u8; 16] {
@@ -455,6 +460,7 @@ super::impl_rustcrypto_traits!(AesGcmSiv);
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Backend;
     use crate::test_vectors::{hex, rfc8452_vectors};
 
     /// RFC 8452 Appendix C, intermediate values, on every backend. Under Miri the portable
@@ -498,8 +504,8 @@ mod tests {
                 let (aad, plaintext) = (hex(&v["aad"]), hex(&v["plaintext"]));
                 let length = length_block(aad.len(), plaintext.len());
                 assert_eq!(polyval_input[polyval_input.len() - 16..], length);
-                let hash_key = PolyvalKey::new(&auth, cipher.isa, polyval_input.len() / 16);
-                let mut polyval = Polyval::new(&hash_key);
+                let hash_key = PolyvalKey::new(&auth, cipher.isa(), polyval_input.len() / 16);
+                let mut polyval = Polyval::new(hash_key.as_hash_key());
                 polyval.update_padded(&polyval_input);
                 assert_eq!(
                     polyval.finish().to_vec(),

@@ -1,10 +1,12 @@
 //! The AEADs, and the policy they share: key sizes, length checks before work, and the one
 //! failure path of every decryption.
 
+#[cfg(all(vector_tiers, feature = "alloc"))]
+mod batch;
 pub(crate) mod gcm;
 pub(crate) mod gcm_siv;
-#[cfg(target_arch = "x86_64")]
-mod x86;
+#[cfg(vector_tiers)]
+mod kernels;
 
 #[cfg(feature = "alloc")]
 use alloc::vec::Vec;
@@ -110,11 +112,11 @@ pub(crate) enum Hashed {
     Output,
 }
 
-/// Counter mode from the input side of `data` to its output side (the same bytes, or a
+/// The reference composition of both AEADs' main pass, for keys without fused kernels:
+/// counter mode from the input side of `data` to its output side (the same bytes, or a
 /// separate buffer) from `counter`, and `hash` over the `hashed` side of it (zero padded)
 /// followed by the block `last` (both AEADs end with a length block): GHASH with GCM's
-/// big-endian counter, or POLYVAL with GCM-SIV's little-endian one. One fused pass where the
-/// backend has a kernel for it, the two reference passes otherwise.
+/// big-endian counter, or POLYVAL with GCM-SIV's little-endian one, as two passes.
 pub(crate) fn apply_keystream_and_hash<const GHASH: bool>(
     cipher: &BlockCipher,
     hash: &mut UniversalHash<'_, GHASH>,
@@ -122,13 +124,6 @@ pub(crate) fn apply_keystream_and_hash<const GHASH: bool>(
     mut data: InOutBuf<'_, '_, u8>,
     last: &[u8; 16],
 ) {
-    #[cfg(target_arch = "x86_64")]
-    if let (BlockCipher::X86(aes, tier), (crate::field::PolyvalKey::X86(key, _), acc)) =
-        (cipher, hash.key_and_state())
-    {
-        x86::ctr_and_hash::<GHASH>(*tier, aes, key, acc, (counter, hashed), data, last);
-        return;
-    }
     let order = if GHASH {
         Counter32::BigEndianLast
     } else {
@@ -260,7 +255,7 @@ pub(crate) fn open_to_vec(
 }
 
 /// The constructors and detached entry points every AEAD type has (the public API the crate
-/// promises), in terms of the type's own `from_key_bytes(KeyBytes, (Backend, Isa))`,
+/// promises), in terms of the type's own `from_key_bytes(KeyBytes, Isa)`, `isa()`,
 /// `seal_inout` and `open_inout`, and a `Debug` without keys.
 macro_rules! impl_common_surface {
     ($aead:ident) => {
@@ -287,12 +282,12 @@ macro_rules! impl_common_surface {
                 backend: $crate::Backend,
             ) -> Result<Self, $crate::Error> {
                 let isa = $crate::cpu::Isa::for_backend(backend)?;
-                Ok(Self::from_key_bytes(K::key_bytes(key), (backend, isa)))
+                Ok(Self::from_key_bytes(K::key_bytes(key), isa))
             }
 
             /// The backend this cipher runs on.
             pub fn backend(&self) -> $crate::Backend {
-                self.backend
+                self.isa().backend()
             }
 
             /// Encrypts `buf` in place and returns the tag.
@@ -353,7 +348,7 @@ macro_rules! impl_common_surface {
             fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
                 f.debug_struct(stringify!($aead))
                     .field("key_size", &K::NAME)
-                    .field("backend", &self.backend)
+                    .field("backend", &self.backend())
                     .finish_non_exhaustive()
             }
         }

@@ -4,9 +4,9 @@
 //! keystream they encrypt with, and the key derivation and tag blocks are encryptions too.
 //! So no backend keeps a decryption key schedule.
 
+#[cfg(vector_tiers)]
+pub(crate) mod kernels;
 mod portable;
-#[cfg(target_arch = "x86_64")]
-pub(crate) mod x86;
 
 use aead::inout::InOutBuf;
 
@@ -63,16 +63,13 @@ impl<'a> KeyBytes<'a> {
 #[derive(Clone)]
 pub struct Aes {
     pub(crate) cipher: BlockCipher,
-    backend: Backend,
 }
 
 impl Aes {
     /// Expands a 16-byte (AES-128) or 32-byte (AES-256) key on the detected backend.
     pub fn new(key: &[u8]) -> Result<Aes, Error> {
-        let (backend, isa) = Isa::detected();
         Ok(Aes {
-            cipher: BlockCipher::new(KeyBytes::from_slice(key)?, isa),
-            backend,
+            cipher: BlockCipher::new(KeyBytes::from_slice(key)?, Isa::detected()),
         })
     }
 
@@ -82,13 +79,12 @@ impl Aes {
         let isa = Isa::for_backend(backend)?;
         Ok(Aes {
             cipher: BlockCipher::new(KeyBytes::from_slice(key)?, isa),
-            backend,
         })
     }
 
     /// The backend this key runs on.
     pub fn backend(&self) -> Backend {
-        self.backend
+        self.cipher.isa().backend()
     }
 
     /// 128 or 256.
@@ -101,7 +97,7 @@ impl core::fmt::Debug for Aes {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Aes")
             .field("key_bits", &self.key_bits())
-            .field("backend", &self.backend)
+            .field("backend", &self.backend())
             .finish_non_exhaustive()
     }
 }
@@ -136,7 +132,8 @@ impl Counter32 {
     }
 }
 
-/// An expanded AES encryption key bound to the instruction set its kernels run on.
+/// An expanded AES encryption key of one tier: the portable cipher's, or a vector tier's
+/// schedule with the token of the tier it was expanded on and runs on.
 #[derive(Clone)]
 #[allow(
     clippy::large_enum_variant,
@@ -144,16 +141,25 @@ impl Counter32 {
 )]
 pub(crate) enum BlockCipher {
     Portable(portable::Aes),
-    #[cfg(target_arch = "x86_64")]
-    X86(x86::RoundKeys, crate::cpu::x86::Tier),
+    #[cfg(vector_tiers)]
+    Vector(kernels::RoundKeys, crate::cpu::TierToken),
 }
 
 impl BlockCipher {
     pub(crate) fn new(key: KeyBytes<'_>, isa: Isa) -> Self {
         match isa {
             Isa::Portable => BlockCipher::Portable(portable::Aes::new(key)),
-            #[cfg(target_arch = "x86_64")]
-            Isa::X86(tier) => BlockCipher::X86(x86::RoundKeys::new(tier.aesni(), key), tier),
+            #[cfg(vector_tiers)]
+            Isa::Vector(tier) => BlockCipher::Vector(kernels::RoundKeys::new(tier, key), tier),
+        }
+    }
+
+    /// The instruction set the key runs on.
+    pub(crate) fn isa(&self) -> Isa {
+        match self {
+            BlockCipher::Portable(_) => Isa::Portable,
+            #[cfg(vector_tiers)]
+            BlockCipher::Vector(_, tier) => Isa::Vector(*tier),
         }
     }
 
@@ -161,8 +167,8 @@ impl BlockCipher {
     pub(crate) fn encrypt_blocks(&self, blocks: &mut [[u8; 16]]) {
         match self {
             BlockCipher::Portable(aes) => aes.encrypt_blocks(blocks),
-            #[cfg(target_arch = "x86_64")]
-            BlockCipher::X86(keys, tier) => keys.encrypt_blocks(tier.aesni(), blocks),
+            #[cfg(vector_tiers)]
+            BlockCipher::Vector(keys, tier) => keys.encrypt_blocks(*tier, blocks),
         }
     }
 
@@ -170,16 +176,16 @@ impl BlockCipher {
     pub(crate) fn decrypt_blocks(&self, blocks: &mut [[u8; 16]]) {
         match self {
             BlockCipher::Portable(aes) => aes.decrypt_blocks(blocks),
-            #[cfg(target_arch = "x86_64")]
-            BlockCipher::X86(keys, tier) => keys.decrypt_blocks(tier.aesni(), blocks),
+            #[cfg(vector_tiers)]
+            BlockCipher::Vector(keys, tier) => keys.decrypt_blocks(*tier, blocks),
         }
     }
 
     pub(crate) fn key_bits(&self) -> usize {
         match self {
             BlockCipher::Portable(aes) => aes.key_bits(),
-            #[cfg(target_arch = "x86_64")]
-            BlockCipher::X86(keys, _) => keys.key_bits(),
+            #[cfg(vector_tiers)]
+            BlockCipher::Vector(keys, _) => keys.key_bits(),
         }
     }
 
@@ -203,8 +209,8 @@ impl BlockCipher {
             BlockCipher::Portable(aes) => {
                 aes.apply_keystream(counter, order, data.into_out_with_copied_in());
             }
-            #[cfg(target_arch = "x86_64")]
-            BlockCipher::X86(keys, tier) => keys.apply_keystream(*tier, counter, order, data),
+            #[cfg(vector_tiers)]
+            BlockCipher::Vector(keys, tier) => keys.apply_keystream(*tier, counter, order, data),
         }
     }
 }

@@ -5,6 +5,7 @@ use alloc::vec::Vec;
 
 use zeroize::Zeroize;
 
+use crate::Backend;
 use crate::aes::BlockCipher;
 
 /// The per-block operation of a chained mode.
@@ -110,8 +111,23 @@ pub(crate) struct Lane<'a> {
     pub(crate) position: usize,
     /// Which job this lane belongs to, to write the state back.
     pub(crate) job: usize,
-    /// Backend and key size, computed once: lanes of one kind share a kernel call.
-    kind: (u8, u16),
+    /// The key's backend and key size, computed once: lanes of one kind share a kernel call.
+    kind: LaneKind,
+}
+
+/// What lanes must share to run in one kernel call: the tier their keys run on (its token
+/// proves what the call runs on) and the key size (the round count).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct LaneKind {
+    backend: Backend,
+    key_bits: u16,
+}
+
+impl LaneKind {
+    /// An order of kinds (the scheduler groups lanes by it), as a number of at most 16 bits.
+    pub(crate) fn ordinal(self) -> u16 {
+        (self.backend as u16) << 9 | self.key_bits
+    }
 }
 
 impl<'a> Lane<'a> {
@@ -121,10 +137,9 @@ impl<'a> Lane<'a> {
         blocks: &'a mut [[u8; 16]],
         job: usize,
     ) -> Self {
-        let backend = match cipher {
-            BlockCipher::Portable(_) => 0,
-            #[cfg(target_arch = "x86_64")]
-            BlockCipher::X86(..) => 1,
+        let kind = LaneKind {
+            backend: cipher.isa().backend(),
+            key_bits: cipher.key_bits() as u16,
         };
         Lane {
             cipher,
@@ -133,7 +148,7 @@ impl<'a> Lane<'a> {
             blocks: Blocks::InPlace(blocks),
             position: 0,
             job,
-            kind: (backend, cipher.key_bits() as u16),
+            kind,
         }
     }
 
@@ -183,12 +198,12 @@ impl<'a> Lane<'a> {
     }
 
     /// Lanes with the same key kind advance in one kernel call.
-    pub(crate) fn kind(&self) -> (u8, u16) {
+    pub(crate) fn kind(&self) -> LaneKind {
         self.kind
     }
 
     /// The next `count` blocks (the caller checked that there are that many).
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(vector_tiers)]
     pub(crate) fn window(&mut self, count: usize) -> Blocks<'_> {
         let range = self.position..self.position + count;
         match &mut self.blocks {
@@ -254,15 +269,19 @@ pub(crate) fn finish(chain: Chain, lanes: &mut [Lane<'_>]) {
             .all(|pair| pair[0].remaining() >= pair[1].remaining()),
         "a group's lanes in order of decreasing length"
     );
-    #[cfg(target_arch = "x86_64")]
-    let done = super::x86::finish(chain, lanes);
-    #[cfg(not(target_arch = "x86_64"))]
-    let done = false;
-    if done {
-        for lane in lanes.iter_mut() {
-            lane.position = lane.blocks.len();
+    match shared_key(lanes) {
+        // The whole group in one call, if it fits one.
+        #[cfg(vector_tiers)]
+        Some(BlockCipher::Vector(keys, tier))
+            if lanes.len() <= super::kernels::lanes_per_call(*tier) =>
+        {
+            super::kernels::run(*tier, keys.rounds(), chain, lanes, None);
+            for lane in lanes.iter_mut() {
+                lane.position = lane.blocks.len();
+            }
+            return;
         }
-        return;
+        _ => {}
     }
     for active in (1..=lanes.len()).rev() {
         let count = lanes[active - 1].remaining();
@@ -289,36 +308,52 @@ pub(crate) fn advance(chain: Chain, lanes: &mut [Lane<'_>], count: usize) {
         chain == Chain::CbcMac || lanes.iter().all(|lane| lane.blocks.is_in_place()),
         "only CBC-MAC lanes read without writing"
     );
-    #[cfg(target_arch = "x86_64")]
-    let done = super::x86::advance(chain, lanes, count);
-    #[cfg(not(target_arch = "x86_64"))]
-    let done = false;
-    if !done {
-        // Block-major, so that the lanes' independent chains overlap out of order.
-        for j in 0..count {
-            for lane in lanes.iter_mut() {
-                let (mut state, mut counter) = (lane.state(), lane.counter());
-                let index = lane.position + j;
-                match &mut lane.blocks {
-                    Blocks::InPlace(blocks) => {
-                        chain.step(lane.cipher, &mut state, &mut counter, &mut blocks[index]);
+    match shared_key(lanes) {
+        #[cfg(vector_tiers)]
+        Some(BlockCipher::Vector(keys, tier)) => {
+            for group in lanes.chunks_mut(super::kernels::lanes_per_call(*tier)) {
+                super::kernels::run(*tier, keys.rounds(), chain, group, Some(count));
+            }
+        }
+        // Portable keys, or lanes of several kinds: each lane with its own key, block-major,
+        // so that the lanes' independent chains overlap out of order.
+        _ => {
+            for j in 0..count {
+                for lane in lanes.iter_mut() {
+                    let (mut state, mut counter) = (lane.state(), lane.counter());
+                    let index = lane.position + j;
+                    match &mut lane.blocks {
+                        Blocks::InPlace(blocks) => {
+                            chain.step(lane.cipher, &mut state, &mut counter, &mut blocks[index]);
+                        }
+                        // CBC-MAC (asserted above) only reads the block.
+                        Blocks::Read(blocks) => {
+                            let mut block = blocks[index];
+                            chain.step(lane.cipher, &mut state, &mut counter, &mut block);
+                            block.zeroize();
+                        }
                     }
-                    // CBC-MAC (asserted above) only reads the block.
-                    Blocks::Read(blocks) => {
-                        let mut block = blocks[index];
-                        chain.step(lane.cipher, &mut state, &mut counter, &mut block);
-                        block.zeroize();
-                    }
+                    lane.set_state(state);
+                    lane.set_counter(counter);
+                    state.zeroize();
                 }
-                lane.set_state(state);
-                lane.set_counter(counter);
-                state.zeroize();
             }
         }
     }
     for lane in lanes.iter_mut() {
         lane.position += count;
     }
+}
+
+/// The first lane's key if every lane has a key of its kind (tier and key size): then the
+/// first key's tier is every lane's, and one lane kernel can run them all.
+fn shared_key<'a>(lanes: &[Lane<'a>]) -> Option<&'a BlockCipher> {
+    let first = lanes.first()?;
+    let kind = first.kind();
+    lanes
+        .iter()
+        .all(|lane| lane.kind() == kind)
+        .then_some(first.cipher)
 }
 
 #[cfg(test)]

@@ -20,10 +20,10 @@
 //! # Ok::<(), combsiv::Error>(())
 //! ```
 
+#[cfg(vector_tiers)]
+mod kernels;
 mod lanes;
 mod schedule;
-#[cfg(target_arch = "x86_64")]
-mod x86;
 
 use alloc::vec::Vec;
 

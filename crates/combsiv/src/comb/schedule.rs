@@ -71,7 +71,7 @@ impl Scheduler {
         match self.schedule {
             Schedule::Windows => sort_longest_first(lanes, &mut self.sort),
             // Stable: arrival order within a kind.
-            Schedule::Greedy => lanes.sort_by_key(|lane| lane.kind()),
+            Schedule::Greedy => lanes.sort_by_key(|lane| lane.kind().ordinal()),
         }
         let mut rest = &mut *lanes;
         while let Some(first) = rest.first() {
@@ -96,9 +96,8 @@ fn sort_longest_first(lanes: &mut [Lane<'_>], scratch: &mut SortScratch) {
     let SortScratch { order, moved, from } = scratch;
     order.clear();
     order.extend(lanes.iter().enumerate().map(|(index, lane)| {
-        let (backend, bits) = lane.kind();
         let longest_first = !(lane.remaining() as u64).min(length_mask) & length_mask;
-        let key = (u64::from(backend) << 56) | (u64::from(bits) << LENGTH_BITS) | longest_first;
+        let key = (u64::from(lane.kind().ordinal()) << LENGTH_BITS) | longest_first;
         (key, index)
     }));
     // Already in order (a batch of one size, or one the caller sorted): nothing to move.

@@ -6,8 +6,20 @@
 //! kernel's instructions exist. The [`Backend`] of a key is chosen when the key is created,
 //! never per block.
 
+#[cfg(vector_tiers)]
+mod tier;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86;
+
+#[cfg(vector_tiers)]
+pub(crate) use tier::Tier;
+/// The architecture's tiers: tokens, the narrow tier and its block, the stride, the
+/// instantiation macro, and the loads and stores of single and partial blocks.
+#[cfg(target_arch = "x86_64")]
+pub(crate) use x86::{
+    BATCH_GROUP, Block, MAX_BATCH_GROUP_BLOCKS, MAX_BLOCKS, Narrow, STRIDE, TierToken, block_from,
+    load_block, load_last_partial, per_tier, store_block, store_last_partial,
+};
 
 #[cfg(feature = "alloc")]
 use alloc::vec::Vec;
@@ -125,41 +137,39 @@ fn override_from_env() -> Option<Backend> {
     None
 }
 
-/// The instruction set a key's kernels run on, with the token that proves it.
-///
-/// This is what the AES and POLYVAL modules match on: portable code, or one of the x86 tiers,
-/// whose kernels are written once over the register width (`cpu/x86/width.rs`).
+/// The instruction set a key's kernels run on, with the token that proves it: the portable
+/// code, or a vector tier, whose kernels are written once over [`Tier`] (`cpu/tier.rs`).
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Isa {
     Portable,
-    #[cfg(target_arch = "x86_64")]
-    X86(x86::Tier),
+    #[cfg(vector_tiers)]
+    Vector(TierToken),
 }
 
 impl Isa {
-    /// [`Backend::detected`] and its instruction set.
-    pub(crate) fn detected() -> (Backend, Isa) {
-        let backend = Backend::detected();
-        match Isa::for_backend(backend) {
-            Ok(isa) => (backend, isa),
-            // `detected` only returns available backends; this arm keeps that a non-panic.
-            Err(_) => (Backend::Portable, Isa::Portable),
-        }
+    /// The instruction set of [`Backend::detected`].
+    pub(crate) fn detected() -> Isa {
+        // `detected` only returns available backends; the fallback keeps that a non-panic.
+        Isa::for_backend(Backend::detected()).unwrap_or(Isa::Portable)
     }
 
     pub(crate) fn for_backend(backend: Backend) -> Result<Isa, Error> {
-        match backend {
-            Backend::Portable => Ok(Isa::Portable),
-            #[cfg(target_arch = "x86_64")]
-            Backend::Aesni => x86::Aesni::get()
-                .map(|aesni| Isa::X86(x86::Tier::Aesni(aesni)))
-                .ok_or(Error::BackendUnavailable),
-            #[cfg(target_arch = "x86_64")]
-            Backend::Vaes => x86::Vaes::get()
-                .map(|vaes| Isa::X86(x86::Tier::Vaes(vaes)))
-                .ok_or(Error::BackendUnavailable),
-            #[cfg(not(target_arch = "x86_64"))]
-            Backend::Aesni | Backend::Vaes => Err(Error::BackendUnavailable),
+        if backend == Backend::Portable {
+            return Ok(Isa::Portable);
+        }
+        #[cfg(vector_tiers)]
+        if let Some(tier) = TierToken::for_backend(backend) {
+            return Ok(Isa::Vector(tier));
+        }
+        Err(Error::BackendUnavailable)
+    }
+
+    /// The backend this instruction set is.
+    pub(crate) fn backend(self) -> Backend {
+        match self {
+            Isa::Portable => Backend::Portable,
+            #[cfg(vector_tiers)]
+            Isa::Vector(tier) => tier.backend(),
         }
     }
 }

@@ -12,13 +12,35 @@
     reason = "x86 intrinsics; each unsafe block says why it is sound"
 )]
 
-pub(crate) mod width;
+pub(crate) mod tiers;
 
-pub(crate) use width::{STRIDE, Width, per_width};
+pub(crate) use tiers::per_tier;
+
+/// One AES block in a register of the narrow tier.
+pub(crate) type Block = core::arch::x86_64::__m128i;
+/// The narrow tier: one block per register.
+pub(crate) type Narrow = Aesni;
+
+/// Registers per loop iteration on every x86 tier: eight states plus a round key and a data
+/// register fit the sixteen XMM/YMM registers, and eight independent AESENCs cover the
+/// latency x throughput of every AES unit we target (Zen 3: latency 4 x 2 per cycle).
+pub(crate) const STRIDE: usize = 8;
+/// Blocks per register of the widest x86 tier, for arrays sized for every tier.
+pub(crate) const MAX_BLOCKS: usize = 2;
+/// Registers of messages per group of `seal_batch`/`open_batch`, every x86 tier: four
+/// independent chains cover the latency of each step (AESENC: 4 cycles, issued twice per
+/// cycle on Zen; a multiply-and-reduce: about 15 cycles for about 4 cycles of issue), and 8
+/// derivation blocks are in flight.
+pub(crate) const BATCH_GROUP: usize = 4;
+/// The most POLYVAL blocks of a message in a batch group on any x86 tier
+/// ([`Tier::BATCH_GROUP_BLOCKS`]).
+pub(crate) const MAX_BATCH_GROUP_BLOCKS: usize = 64;
 
 #[cfg(not(miri))]
 use core::arch::x86_64::{__cpuid, __cpuid_count, _xgetbv};
 use core::sync::atomic::{AtomicU8, Ordering};
+
+use crate::cpu::{Backend, Tier};
 
 const DETECTED: u8 = 1;
 const HAS_AESNI: u8 = 2;
@@ -127,26 +149,35 @@ impl Vaes {
 
 /// The x86 tier a key runs on, with the token that proves it.
 #[derive(Clone, Copy, Debug)]
-pub(crate) enum Tier {
+pub(crate) enum TierToken {
     /// 128-bit registers, one block each.
     Aesni(Aesni),
     /// 256-bit registers, two blocks each.
     Vaes(Vaes),
 }
 
-impl Tier {
-    /// The 128-bit subset, which both tiers have (key expansion, single blocks).
-    pub(crate) fn aesni(self) -> Aesni {
+impl TierToken {
+    /// The tier of a backend, if it is an x86 tier and this CPU has it.
+    pub(crate) fn for_backend(backend: Backend) -> Option<TierToken> {
+        match backend {
+            Backend::Aesni => Aesni::get().map(TierToken::Aesni),
+            Backend::Vaes => Vaes::get().map(TierToken::Vaes),
+            Backend::Portable => None,
+        }
+    }
+
+    /// The backend this tier is.
+    pub(crate) fn backend(self) -> Backend {
         match self {
-            Tier::Aesni(aesni) => aesni,
-            Tier::Vaes(vaes) => vaes.aesni(),
+            TierToken::Aesni(_) => Backend::Aesni,
+            TierToken::Vaes(_) => Backend::Vaes,
         }
     }
 }
 
 /// Loads 16 bytes into an XMM register (SSE2, part of the x86-64 baseline).
 #[inline(always)]
-pub(crate) fn load128(bytes: &[u8; 16]) -> core::arch::x86_64::__m128i {
+pub(crate) fn load_block(bytes: &[u8; 16]) -> core::arch::x86_64::__m128i {
     // SAFETY: the reference covers 16 readable bytes and MOVDQU has no alignment requirement.
     unsafe { core::arch::x86_64::_mm_loadu_si128(bytes.as_ptr().cast()) }
 }
@@ -163,7 +194,7 @@ pub(crate) fn load_last_partial(aesni: Aesni, data: &[u8]) -> core::arch::x86_64
     let partial = data.len() % 16;
     match data.last_chunk::<16>() {
         // Byte i of the result is byte 16 - partial + i of the last 16, or zero past `partial`.
-        Some(last) => aesni.shuffle_bytes(load128(last), slide(32 - partial)),
+        Some(last) => aesni.shuffle_bytes(load_block(last), slide(32 - partial)),
         None => load_partial(data),
     }
 }
@@ -185,7 +216,7 @@ pub(crate) fn store_last_partial(
         let Some(previous) = data[..whole].last_chunk::<16>() else {
             unreachable!("a partial block after a whole one: at least 16 bytes before it");
         };
-        let previous = load128(previous);
+        let previous = load_block(previous);
         // Bytes 0..16 - partial: the previous block's bytes partial..16; then `block`'s.
         let combined = aesni.or(
             aesni.shuffle_bytes(previous, slide(16 + partial)),
@@ -194,7 +225,7 @@ pub(crate) fn store_last_partial(
         let Some(last) = data.last_chunk_mut::<16>() else {
             unreachable!("len >= 16");
         };
-        *last = store128(combined);
+        *last = store_block(combined);
     } else {
         store_partial(block, data);
     }
@@ -216,7 +247,7 @@ fn slide(start: usize) -> core::arch::x86_64::__m128i {
     let Some(mask) = SLIDE.get(start..).and_then(<[u8]>::first_chunk::<16>) else {
         unreachable!("slide({start}) is outside 0..=32");
     };
-    load128(mask)
+    load_block(mask)
 }
 
 /// Fewer than 16 `bytes` as the low bytes of a block, the rest zero, read as whole 8-, 4-,
@@ -240,7 +271,7 @@ fn load_partial(bytes: &[u8]) -> core::arch::x86_64::__m128i {
 /// [`load_partial`] reads them.
 #[inline(always)]
 fn store_partial(block: core::arch::x86_64::__m128i, out: &mut [u8]) {
-    let value = u128::from_le_bytes(store128(block));
+    let value = u128::from_le_bytes(store_block(block));
     let mut offset = 0;
     for size in [8, 4, 2, 1] {
         if out.len() & size != 0 {
@@ -262,7 +293,7 @@ pub(crate) fn block_from(value: u128) -> core::arch::x86_64::__m128i {
 
 /// Stores an XMM register as 16 bytes (SSE2, part of the x86-64 baseline).
 #[inline(always)]
-pub(crate) fn store128(value: core::arch::x86_64::__m128i) -> [u8; 16] {
+pub(crate) fn store_block(value: core::arch::x86_64::__m128i) -> [u8; 16] {
     let mut bytes = [0u8; 16];
     // SAFETY: `bytes` covers 16 writable bytes and MOVDQU has no alignment requirement.
     unsafe { core::arch::x86_64::_mm_storeu_si128(bytes.as_mut_ptr().cast(), value) };

@@ -71,9 +71,9 @@
 //! GHASH's convention. So one implementation of the field serves both AEADs: [`Ghash`] only
 //! reverses the bytes of each block on the way in and of the result on the way out.
 
+#[cfg(vector_tiers)]
+pub(crate) mod kernels;
 mod portable;
-#[cfg(target_arch = "x86_64")]
-pub(crate) mod x86;
 
 use zeroize::Zeroize;
 
@@ -88,6 +88,12 @@ fn mul_x(v: u128) -> u128 {
     (v << 1) ^ (overflow & P_LOW)
 }
 
+/// The POLYVAL hash key that computes GHASH with GHASH key `h`: mulX_POLYVAL(ByteReverse(h))
+/// (see the module comment). The caller wipes it.
+pub(crate) fn polyval_key_for_ghash(h: &[u8; 16]) -> [u8; 16] {
+    mul_x(u128::from_be_bytes(*h)).to_le_bytes()
+}
+
 /// A POLYVAL key (the hash key `H` and any powers of it the backend precomputes).
 #[derive(Clone)]
 #[allow(
@@ -96,8 +102,8 @@ fn mul_x(v: u128) -> u128 {
 )]
 pub(crate) enum PolyvalKey {
     Portable(portable::Key),
-    #[cfg(target_arch = "x86_64")]
-    X86(x86::Key, crate::cpu::x86::Tier),
+    #[cfg(vector_tiers)]
+    Vector(kernels::Key, crate::cpu::TierToken),
 }
 
 impl PolyvalKey {
@@ -105,35 +111,55 @@ impl PolyvalKey {
     /// it at most (any larger number is still correct); a backend precomputes no more powers
     /// of `h` than that can use.
     pub(crate) fn new(h: &[u8; 16], isa: Isa, blocks: usize) -> Self {
-        #[cfg(not(target_arch = "x86_64"))]
+        #[cfg(not(vector_tiers))]
         let _ = blocks;
         match isa {
             Isa::Portable => PolyvalKey::Portable(portable::Key::new(h)),
-            #[cfg(target_arch = "x86_64")]
-            Isa::X86(tier) => PolyvalKey::X86(x86::Key::new(tier, h, blocks), tier),
+            #[cfg(vector_tiers)]
+            Isa::Vector(tier) => PolyvalKey::Vector(kernels::Key::new(tier, h, blocks), tier),
         }
     }
 
     /// The POLYVAL key that computes GHASH with GHASH key `h` (see the module comment).
     pub(crate) fn for_ghash(h: &[u8; 16], isa: Isa) -> Self {
-        let mut polyval_h = mul_x(u128::from_be_bytes(*h)).to_le_bytes();
+        let mut polyval_h = polyval_key_for_ghash(h);
         let key = PolyvalKey::new(&polyval_h, isa, usize::MAX);
         polyval_h.zeroize();
         key
     }
 
-    fn absorb<const REVERSED: bool>(&self, acc: &mut u128, blocks: &[[u8; 16]]) {
+    /// The key as [`UniversalHash`] borrows it.
+    pub(crate) fn as_hash_key(&self) -> HashKey<'_> {
         match self {
-            PolyvalKey::Portable(key) => key.absorb::<REVERSED>(acc, blocks),
-            #[cfg(target_arch = "x86_64")]
-            PolyvalKey::X86(key, tier) => key.absorb::<REVERSED>(*tier, acc, blocks),
+            PolyvalKey::Portable(key) => HashKey::Portable(key),
+            #[cfg(vector_tiers)]
+            PolyvalKey::Vector(key, tier) => HashKey::Vector(key, *tier),
+        }
+    }
+}
+
+/// A borrowed POLYVAL key with its tier: a [`PolyvalKey`]'s, or the hash key of a key object
+/// that owns it next to its AES schedule under one tier (AES-GCM's).
+#[derive(Clone, Copy)]
+pub(crate) enum HashKey<'k> {
+    Portable(&'k portable::Key),
+    #[cfg(vector_tiers)]
+    Vector(&'k kernels::Key, crate::cpu::TierToken),
+}
+
+impl HashKey<'_> {
+    fn absorb<const REVERSED: bool>(self, acc: &mut u128, blocks: &[[u8; 16]]) {
+        match self {
+            HashKey::Portable(key) => key.absorb::<REVERSED>(acc, blocks),
+            #[cfg(vector_tiers)]
+            HashKey::Vector(key, tier) => key.absorb::<REVERSED>(tier, acc, blocks),
         }
     }
 }
 
 /// A running hash: POLYVAL when `GHASH` is false, GHASH when it is true.
 pub(crate) struct UniversalHash<'k, const GHASH: bool> {
-    key: &'k PolyvalKey,
+    key: HashKey<'k>,
     /// The running state, as the little-endian value of its 16 bytes (one 16-byte value, so
     /// that wiping it is one store rather than sixteen).
     acc: u128,
@@ -145,7 +171,7 @@ pub(crate) type Polyval<'k> = UniversalHash<'k, false>;
 pub(crate) type Ghash<'k> = UniversalHash<'k, true>;
 
 impl<'k, const GHASH: bool> UniversalHash<'k, GHASH> {
-    pub(crate) fn new(key: &'k PolyvalKey) -> Self {
+    pub(crate) fn new(key: HashKey<'k>) -> Self {
         UniversalHash { key, acc: 0 }
     }
 
@@ -164,10 +190,10 @@ impl<'k, const GHASH: bool> UniversalHash<'k, GHASH> {
         }
     }
 
-    /// The key and the running state, for a fused kernel that hashes while it encrypts.
-    #[cfg(target_arch = "x86_64")]
-    pub(crate) fn key_and_state(&mut self) -> (&'k PolyvalKey, &mut u128) {
-        (self.key, &mut self.acc)
+    /// The running state, for a fused kernel that hashes while it encrypts.
+    #[cfg(vector_tiers)]
+    pub(crate) fn state(&mut self) -> &mut u128 {
+        &mut self.acc
     }
 
     pub(crate) fn update_block(&mut self, block: &[u8; 16]) {
@@ -205,7 +231,7 @@ mod tests {
     }
 
     fn polyval(key: &PolyvalKey, data: &[u8]) -> [u8; 16] {
-        let mut hash = Polyval::new(key);
+        let mut hash = Polyval::new(key.as_hash_key());
         hash.update_padded(data);
         hash.finish()
     }
@@ -229,7 +255,7 @@ mod tests {
                 hex16(&example["polyval_result"])
             );
             let ghash_key = PolyvalKey::for_ghash(&h, isa);
-            let mut ghash = Ghash::new(&ghash_key);
+            let mut ghash = Ghash::new(ghash_key.as_hash_key());
             ghash.update_padded(&data);
             assert_eq!(
                 ghash.finish(),

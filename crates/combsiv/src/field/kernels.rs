@@ -1,9 +1,6 @@
-//! POLYVAL with carry-less multiplication on the x86 tiers, written once over the register
-//! width ([`Width`]): PCLMULQDQ on XMM registers for [`Aesni`], VPCLMULQDQ on YMM registers
-//! (two blocks each) for [`Vaes`](crate::cpu::x86::Vaes). Math: see the parent module.
-//!
-//! CPU predicate: the token of each instantiation; every `#[target_feature]` function enables
-//! exactly its token's features.
+//! POLYVAL with carry-less multiplication on the vector tiers, written once over [`Tier`]
+//! (PCLMULQDQ on XMM registers for AES-NI, VPCLMULQDQ on YMM registers, two blocks each, for
+//! VAES) and instantiated per tier by [`per_tier!`]. Math: see the parent module.
 //!
 //! Design:
 //! - Aggregation: a stride of [`STRIDE`] registers (8 blocks on AES-NI, 16 with VAES) is
@@ -25,31 +22,23 @@
 //!   as the message needs, by repeated doubling (`H^(m+1..2m) = H^m * H^(1..m)`, a register
 //!   of powers per product): 16 powers take four dependent products.
 
-#![allow(
-    unsafe_code,
-    reason = "x86 intrinsics; each unsafe block says why it is sound"
-)]
-
-use core::arch::x86_64::*;
-
 use zeroize::Zeroize;
 
-use crate::cpu::x86::{
-    Aesni, STRIDE, Tier, Width, block_from, load_last_partial, load128, per_width, store128,
+use crate::cpu::{
+    Block, MAX_BLOCKS, Narrow, STRIDE, Tier, TierToken, block_from, load_block, load_last_partial,
+    per_tier, store_block,
 };
 
-/// The most powers a table holds: one per block of a VAES stride.
-pub(crate) const MAX_POWERS: usize = 16;
-
-const _: () = assert!(<crate::cpu::x86::Vaes as Width>::POWERS == MAX_POWERS);
+/// The most powers a table holds: one per block of a stride of the widest tier.
+pub(crate) const MAX_POWERS: usize = STRIDE * MAX_BLOCKS;
 
 #[derive(Clone)]
 pub(crate) struct Key {
     /// `H^k` at entry `MAX_POWERS - k` for `k = 1..=count`, then a zero entry.
-    powers: [__m128i; MAX_POWERS + 1],
+    powers: [Block; MAX_POWERS + 1],
     /// Each entry of `powers` XORed with its halves swapped: the low half is Karatsuba's
     /// `h.lo ^ h.hi`.
-    karatsuba: [__m128i; MAX_POWERS + 1],
+    karatsuba: [Block; MAX_POWERS + 1],
     count: usize,
 }
 
@@ -68,13 +57,13 @@ impl Drop for Key {
 }
 
 impl Key {
-    pub(crate) fn new(tier: Tier, h: &[u8; 16], blocks: usize) -> Self {
+    pub(crate) fn new(tier: TierToken, h: &[u8; 16], blocks: usize) -> Self {
         build_key(tier, h, blocks)
     }
 
     pub(crate) fn absorb<const REVERSED: bool>(
         &self,
-        tier: Tier,
+        tier: TierToken,
         acc: &mut u128,
         blocks: &[[u8; 16]],
     ) {
@@ -83,21 +72,21 @@ impl Key {
 
     /// Whether the table covers a whole stride of width `W`.
     #[inline(always)]
-    pub(crate) fn covers_stride<W: Width>(&self) -> bool {
+    pub(crate) fn covers_stride<W: Tier>(&self) -> bool {
         self.count >= W::POWERS
     }
 }
 
-per_width! {
+per_tier! {
     fn build_key(h: &[u8; 16], blocks: usize) -> Key = build_key_kernel;
 }
 
 #[inline(always)]
-fn build_key_kernel<W: Width>(width: W, h: &[u8; 16], blocks: usize) -> Key {
-    powers_of(width, load128(h), blocks)
+fn build_key_kernel<W: Tier>(width: W, h: &[u8; 16], blocks: usize) -> Key {
+    powers_of(width, load_block(h), blocks)
 }
 
-per_width! {
+per_tier! {
     fn absorb_blocks<const REVERSED: bool>(
         key: &Key,
         acc: &mut u128,
@@ -106,7 +95,7 @@ per_width! {
 }
 
 #[inline(always)]
-fn absorb_blocks_kernel<W: Width, const REVERSED: bool>(
+fn absorb_blocks_kernel<W: Tier, const REVERSED: bool>(
     width: W,
     key: &Key,
     acc: &mut u128,
@@ -114,13 +103,13 @@ fn absorb_blocks_kernel<W: Width, const REVERSED: bool>(
 ) {
     let data = (blocks.as_flattened(), 0);
     let s = absorb_padded::<W, REVERSED>(width, key, block_from(*acc), data, None);
-    *acc = u128::from_le_bytes(store128(s));
+    *acc = u128::from_le_bytes(store_block(s));
 }
 
 /// `H^1..H^count` for `count = blocks` clamped to `W::BLOCKS..=W::POWERS` (see the module comment).
 #[inline(always)]
-pub(crate) fn powers_of<W: Width>(width: W, h: __m128i, blocks: usize) -> Key {
-    let mut key = Key::empty(width.aesni());
+pub(crate) fn powers_of<W: Tier>(width: W, h: Block, blocks: usize) -> Key {
+    let mut key = Key::empty(width.narrow());
     fill_powers(width, &mut key, h, blocks);
     key
 }
@@ -129,10 +118,10 @@ impl Key {
     /// A table to fill with [`fill_powers`] where it lives: at 550 bytes, building it in a
     /// callee and returning it would add a copy to every GCM-SIV message.
     #[inline(always)]
-    pub(crate) fn empty(aesni: Aesni) -> Key {
+    pub(crate) fn empty(narrow: Narrow) -> Key {
         Key {
-            powers: [aesni.zero(); MAX_POWERS + 1],
-            karatsuba: [aesni.zero(); MAX_POWERS + 1],
+            powers: [narrow.zero(); MAX_POWERS + 1],
+            karatsuba: [narrow.zero(); MAX_POWERS + 1],
             count: 0,
         }
     }
@@ -151,10 +140,10 @@ impl Key {
 /// for the stores to retire. The levels and registers are constant loops, so the code is
 /// straight-line; the tests of `wanted` (public) skip what the message does not need.
 #[inline(always)]
-pub(crate) fn fill_powers<W: Width>(width: W, key: &mut Key, h: __m128i, blocks: usize) {
-    let aesni = width.aesni();
+pub(crate) fn fill_powers<W: Tier>(width: W, key: &mut Key, h: Block, blocks: usize) {
+    let narrow = width.narrow();
     let needed = blocks.clamp(W::BLOCKS, W::POWERS).div_ceil(W::BLOCKS);
-    let first = [square(aesni, h), h];
+    let first = [square(narrow, h), h];
     let mut registers = [width.zero(); STRIDE];
     let initial = 2 / W::BLOCKS;
     for (r, register) in registers.iter_mut().enumerate().take(initial) {
@@ -188,7 +177,7 @@ pub(crate) fn fill_powers<W: Width>(width: W, key: &mut Key, h: __m128i, blocks:
 
 /// The unreduced 256-bit products `a * b` of each block as (low, middle, high), schoolbook.
 #[inline(always)]
-pub(crate) fn mul<W: Width>(width: W, a: W::Reg, b: W::Reg) -> [W::Reg; 3] {
+pub(crate) fn mul<W: Tier>(width: W, a: W::Reg, b: W::Reg) -> [W::Reg; 3] {
     let low = width.clmul::<0x00>(a, b);
     let high = width.clmul::<0x11>(a, b);
     let middle = width.xor(width.clmul::<0x01>(a, b), width.clmul::<0x10>(a, b));
@@ -198,7 +187,7 @@ pub(crate) fn mul<W: Width>(width: W, a: W::Reg, b: W::Reg) -> [W::Reg; 3] {
 /// Montgomery reduction of each block's `high:low` (with the middle product folded in) by
 /// `x^128`: two folds by `c = x^63 + x^62 + x^57` (parent module).
 #[inline(always)]
-pub(crate) fn reduce<W: Width>(width: W, [low, middle, high]: [W::Reg; 3]) -> W::Reg {
+pub(crate) fn reduce<W: Tier>(width: W, [low, middle, high]: [W::Reg; 3]) -> W::Reg {
     let low = width.xor(low, width.low_half_up(middle));
     let high = width.xor(high, width.high_half_down(middle));
     // The high 64 bits hold c; selector 0x10 multiplies low64(a) by it.
@@ -213,14 +202,14 @@ pub(crate) fn reduce<W: Width>(width: W, [low, middle, high]: [W::Reg; 3]) -> W:
 }
 
 #[inline(always)]
-pub(crate) fn dot(aesni: Aesni, a: __m128i, b: __m128i) -> __m128i {
-    reduce(aesni, mul(aesni, a, b))
+pub(crate) fn dot(narrow: Narrow, a: Block, b: Block) -> Block {
+    reduce(narrow, mul(narrow, a, b))
 }
 
 /// `dot(a, a)` of each block: two multiplications, the cross terms cancelling (parent
 /// module).
 #[inline(always)]
-pub(crate) fn square<W: Width>(width: W, a: W::Reg) -> W::Reg {
+pub(crate) fn square<W: Tier>(width: W, a: W::Reg) -> W::Reg {
     let low = width.clmul::<0x00>(a, a);
     let high = width.clmul::<0x11>(a, a);
     reduce(width, [low, width.zero(), high])
@@ -229,19 +218,19 @@ pub(crate) fn square<W: Width>(width: W, a: W::Reg) -> W::Reg {
 /// `dot(a, b)` of each block by Karatsuba (three multiplications); `b_karatsuba` is `b` with
 /// each block's halves XORed, for a `b` that serves several products.
 #[inline(always)]
-fn karatsuba_dot<W: Width>(width: W, a: W::Reg, (b, b_karatsuba): (W::Reg, W::Reg)) -> W::Reg {
+fn karatsuba_dot<W: Tier>(width: W, a: W::Reg, (b, b_karatsuba): (W::Reg, W::Reg)) -> W::Reg {
     let mut sums = [width.zero(); 3];
     accumulate_product(width, &mut sums, a, (b, b_karatsuba));
     reduce_sums(width, sums)
 }
 
 /// Unreduced sums of Karatsuba products: low, Karatsuba middle, high.
-pub(crate) type Sums<W> = [<W as Width>::Reg; 3];
+pub(crate) type Sums<W> = [<W as Tier>::Reg; 3];
 
 /// Adds the product of register `j` of a group of `n` blocks (`x`, with the running state
 /// already added to its first block) and its powers to `sums`.
 #[inline(always)]
-pub(crate) fn accumulate<W: Width>(
+pub(crate) fn accumulate<W: Tier>(
     width: W,
     key: &Key,
     sums: &mut Sums<W>,
@@ -257,7 +246,7 @@ pub(crate) fn accumulate<W: Width>(
 /// Adds the Karatsuba products of each block of `x` and of `h` to `sums`; `h_karatsuba` is
 /// `h` with each block's halves XORed (its low half is `h.lo ^ h.hi`).
 #[inline(always)]
-pub(crate) fn accumulate_product<W: Width>(
+pub(crate) fn accumulate_product<W: Tier>(
     width: W,
     sums: &mut Sums<W>,
     x: W::Reg,
@@ -271,18 +260,18 @@ pub(crate) fn accumulate_product<W: Width>(
 
 /// The reduced sum: blocks folded together, then [`reduce_sums`].
 #[inline(always)]
-pub(crate) fn finish<W: Width>(width: W, [low, middle, high]: Sums<W>) -> __m128i {
+pub(crate) fn finish<W: Tier>(width: W, [low, middle, high]: Sums<W>) -> Block {
     let folded = [
         width.sum_blocks(low),
         width.sum_blocks(middle),
         width.sum_blocks(high),
     ];
-    reduce_sums(width.aesni(), folded)
+    reduce_sums(width.narrow(), folded)
 }
 
 /// Each block's reduced sum: Karatsuba's middle term completed, one reduction.
 #[inline(always)]
-pub(crate) fn reduce_sums<W: Width>(width: W, [low, middle, high]: Sums<W>) -> W::Reg {
+pub(crate) fn reduce_sums<W: Tier>(width: W, [low, middle, high]: Sums<W>) -> W::Reg {
     let middle = width.xor(middle, width.xor(low, high));
     reduce(width, [low, middle, high])
 }
@@ -290,14 +279,14 @@ pub(crate) fn reduce_sums<W: Width>(width: W, [low, middle, high]: Sums<W>) -> W
 /// Register `x` of hashed data as POLYVAL reads it (byte-reversed for GHASH), with the
 /// running state `s` added to its first block when it is the first register of a group.
 #[inline(always)]
-pub(crate) fn hashed_register<W: Width, const REVERSED: bool>(
+pub(crate) fn hashed_register<W: Tier, const REVERSED: bool>(
     width: W,
     x: W::Reg,
-    s: Option<__m128i>,
+    s: Option<Block>,
 ) -> W::Reg {
     let mut x = x;
     if REVERSED {
-        let reverse = load128(&[15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0]);
+        let reverse = load_block(&[15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0]);
         x = width.shuffle_bytes(x, width.broadcast(reverse));
     }
     match s {
@@ -308,12 +297,12 @@ pub(crate) fn hashed_register<W: Width, const REVERSED: bool>(
 
 /// One whole stride: `S' = (S + X_1)*H^n + ... + X_n*H^1` with `n = W::POWERS`.
 #[inline(always)]
-pub(crate) fn absorb_stride<W: Width, const REVERSED: bool>(
+pub(crate) fn absorb_stride<W: Tier, const REVERSED: bool>(
     width: W,
     key: &Key,
-    s: __m128i,
+    s: Block,
     stride: &[W::Bytes; STRIDE],
-) -> __m128i {
+) -> Block {
     let mut sums = [width.zero(); 3];
     for (j, bytes) in stride.iter().enumerate() {
         let x = hashed_register::<W, REVERSED>(width, width.load(bytes), (j == 0).then_some(s));
@@ -327,13 +316,13 @@ pub(crate) fn absorb_stride<W: Width, const REVERSED: bool>(
 /// `W::BLOCKS`); a register's blocks at or past `n` meet the table's zero entry, so their
 /// contents do not matter.
 #[inline(always)]
-pub(crate) fn absorb_each<W: Width, const REVERSED: bool>(
+pub(crate) fn absorb_each<W: Tier, const REVERSED: bool>(
     width: W,
     key: &Key,
-    mut s: __m128i,
+    mut s: Block,
     n: usize,
     register: impl Fn(usize) -> W::Reg,
-) -> __m128i {
+) -> Block {
     let group = key.count.min(W::POWERS);
     let mut start = 0;
     while start < n {
@@ -360,14 +349,14 @@ pub(crate) fn absorb_each<W: Width, const REVERSED: bool>(
 /// of length-dependent branches does not grow with the tail: with random message lengths each
 /// one is a likely misprediction.
 #[inline(always)]
-pub(crate) fn absorb_padded<W: Width, const REVERSED: bool>(
+pub(crate) fn absorb_padded<W: Tier, const REVERSED: bool>(
     width: W,
     key: &Key,
-    mut s: __m128i,
+    mut s: Block,
     (data, start): (&[u8], usize),
-    last: Option<__m128i>,
-) -> __m128i {
-    let aesni = width.aesni();
+    last: Option<Block>,
+) -> Block {
+    let narrow = width.narrow();
     let (blocks, partial) = data[start..].as_chunks::<16>();
     let mut rest = blocks;
     if key.covers_stride::<W>() {
@@ -381,10 +370,10 @@ pub(crate) fn absorb_padded<W: Width, const REVERSED: bool>(
     let (registers, lone) = W::registers(rest.as_flattened());
     // At most three blocks follow the whole registers, so at most two registers (indices
     // 0..4) are assembled from them.
-    let mut loose = [aesni.zero(); 4];
+    let mut loose = [narrow.zero(); 4];
     let loose_blocks = [
-        lone.first_chunk::<16>().map(load128),
-        (!partial.is_empty()).then(|| load_last_partial(aesni, data)),
+        lone.first_chunk::<16>().map(load_block),
+        (!partial.is_empty()).then(|| load_last_partial(narrow, data)),
         last,
     ];
     for (slot, block) in loose.iter_mut().zip(loose_blocks.into_iter().flatten()) {

@@ -1,18 +1,9 @@
-//! The two x86 tiers as register widths, so that every kernel is written once.
-//!
-//! An [`Aesni`] register is a 128-bit XMM register holding one AES block. A [`Vaes`] register
-//! is a 256-bit YMM register holding two: VAES and VPCLMULQDQ apply AESENC and PCLMULQDQ to
-//! each 128-bit half on its own, and the AVX2 shuffles used here (PSHUFB, PSHUFD, the byte
-//! shifts) also act within each half. So a kernel generic over [`Width`] computes the same
-//! thing at both widths, block by block; at width 2 one register covers two consecutive blocks,
-//! and the register count of a loop stays the same while its blocks double. What Miri checks
-//! at width 2 is therefore the very code the AES-NI tier runs at width 1.
-//!
-//! The token is the width: a method takes `self`, the zero-sized proof that the CPU has the
-//! instructions, which is what makes the methods safe to call. They are `#[inline(always)]`
-//! so that they dissolve into the `#[target_feature]` function that instantiates a kernel
-//! ([`per_width!`](crate::cpu::x86::per_width)); called anywhere else they are still correct,
-//! only slow.
+//! The x86 tiers: [`Aesni`] registers are 128-bit XMM registers holding one AES block each;
+//! [`Vaes`] registers are 256-bit YMM registers holding two. VAES and VPCLMULQDQ apply AESENC
+//! and PCLMULQDQ to each 128-bit half on its own, and the AVX2 shuffles used here (PSHUFB,
+//! PSHUFD, the byte shifts) also act within each half, which is what the [`Tier`] trait asks.
+//! At width 2 one register covers two consecutive blocks, and the register count of a loop
+//! stays the same while its blocks double.
 
 #![allow(
     unsafe_code,
@@ -21,107 +12,40 @@
 
 use core::arch::x86_64::*;
 
-use zeroize::Zeroize;
-
+use super::MAX_BATCH_GROUP_BLOCKS;
 use super::{Aesni, Vaes};
+use crate::cpu::{Tier, TierToken};
 
-/// Registers per loop iteration at either width: eight states plus a round key and a data
-/// register fit the sixteen XMM/YMM registers, and eight independent AESENCs cover the
-/// latency x throughput of every AES unit we target (Zen 3: latency 4 x 2 per cycle).
-pub(crate) const STRIDE: usize = 8;
+/// GCM-SIV's short path, both tiers: up to three chunks of eight powers. Each further chunk
+/// costs one more multiplication and reduction in the chain; the table path, which longer
+/// messages take, waits on 16 powers stored and reloaded. On Zen 3 (minimum cycles per
+/// message) 128 bytes sealed in 360 cycles on the table path against 239 with two chunks, 256
+/// bytes in 404 against 331 with three, 368 bytes 480 against 439 (VAES; AES-NI 324 to 256,
+/// 389 to 367, 482 to 466). Four chunks were not tried: the short path's counter mode runs at
+/// width 1, the table path's at full width.
+const SIV_SHORT_CHUNKS: usize = 3;
 
-/// What the shared kernels need from a register width; see the module comment.
-pub(crate) trait Width: Copy {
-    /// A register of [`BLOCKS`](Self::BLOCKS) AES blocks.
-    type Reg: Copy + Zeroize;
-    /// The bytes of one register: `[u8; 16]` or `[u8; 32]`.
-    type Bytes: Copy + Zeroize;
-    /// Blocks per register.
-    const BLOCKS: usize;
-    /// Hash powers a stride uses: one per block of a stride.
-    const POWERS: usize = STRIDE * Self::BLOCKS;
-    /// How many strides behind the counter mode a stitched loop hashes its own output: the
-    /// output of stride i exists only after its last AES round, so hashing it at once would
-    /// stall the multiplies behind that latency.
-    const HASH_LAG: usize;
+const _: () = assert!(<Aesni as Tier>::BATCH_GROUP_BLOCKS <= MAX_BATCH_GROUP_BLOCKS);
+const _: () = assert!(<Vaes as Tier>::BATCH_GROUP_BLOCKS <= MAX_BATCH_GROUP_BLOCKS);
 
-    /// The 128-bit subset every tier includes (key expansion, reduction, the tag block).
-    fn aesni(self) -> Aesni;
-
-    /// The tier this token proves, to call a kernel instantiated by [`per_width!`] (the
-    /// batch calls the single-message kernels so).
-    #[cfg(feature = "alloc")]
-    fn tier(self) -> super::Tier;
-
-    /// Splits bytes into whole registers and the rest.
-    fn registers(data: &[u8]) -> (&[Self::Bytes], &[u8]);
-    /// Splits bytes into whole registers and the rest.
-    fn registers_mut(data: &mut [u8]) -> (&mut [Self::Bytes], &mut [u8]);
-
-    fn load(self, bytes: &Self::Bytes) -> Self::Reg;
-    fn store(self, reg: Self::Reg) -> Self::Bytes;
-    /// `blocks[first..first + BLOCKS]` as one register (panics past the end).
-    fn load_blocks(self, blocks: &[__m128i], first: usize) -> Self::Reg;
-    /// Writes one register to `blocks[first..first + BLOCKS]` (panics past the end).
-    fn store_blocks(self, reg: Self::Reg, blocks: &mut [__m128i], first: usize);
-    /// A register whose block i is `block(i)`.
-    fn gather(self, block: impl Fn(usize) -> __m128i) -> Self::Reg;
-    /// Block `i` of a register.
-    fn block(self, reg: Self::Reg, i: usize) -> __m128i;
-    /// The XOR of all blocks of a register.
-    fn sum_blocks(self, reg: Self::Reg) -> __m128i;
-    /// `block` in every block.
-    fn broadcast(self, block: __m128i) -> Self::Reg;
-
-    fn zero(self) -> Self::Reg;
-    fn xor(self, a: Self::Reg, b: Self::Reg) -> Self::Reg;
-    fn or(self, a: Self::Reg, b: Self::Reg) -> Self::Reg;
-    /// `!a & b`.
-    fn and_not(self, a: Self::Reg, b: Self::Reg) -> Self::Reg;
-    /// Adds 32-bit lanes (counters).
-    fn add32(self, a: Self::Reg, b: Self::Reg) -> Self::Reg;
-    /// PSHUFB within each block.
-    fn shuffle_bytes(self, a: Self::Reg, indices: Self::Reg) -> Self::Reg;
-    /// Swaps the 64-bit halves of each block.
-    fn swap_halves(self, a: Self::Reg) -> Self::Reg;
-    /// Moves the low half of each block to its high half, zeroing the low half.
-    fn low_half_up(self, a: Self::Reg) -> Self::Reg;
-    /// Moves the high half of each block to its low half, zeroing the high half.
-    fn high_half_down(self, a: Self::Reg) -> Self::Reg;
-    /// Each block of `low` with its high half replaced by the low half of `high`'s block.
-    fn low_halves(self, low: Self::Reg, high: Self::Reg) -> Self::Reg;
-    /// Shifts each block left (towards byte 15) by `BYTES` bytes.
-    fn shift_bytes_up<const BYTES: i32>(self, a: Self::Reg) -> Self::Reg;
-    /// Word 3 of each block in all four of its words.
-    fn broadcast_word_3(self, a: Self::Reg) -> Self::Reg;
-
-    fn aesenc(self, state: Self::Reg, key: Self::Reg) -> Self::Reg;
-    fn aesenclast(self, state: Self::Reg, key: Self::Reg) -> Self::Reg;
-    /// Passes `reg` through an empty `asm!` block: a scheduling barrier that emits nothing.
-    /// The compiler must assume the block has side effects (it is not `pure`), so it keeps
-    /// all such blocks in program order, and whatever reads `reg` afterwards follows the
-    /// block. [`round_boundary`](crate::aes::x86::round_boundary) pins every state after
-    /// each AES round. Miri, which runs no assembly, skips it: it changes no value.
-    fn pin(self, reg: &mut Self::Reg);
-    /// PCLMULQDQ on each block; `SELECT` bit 0 picks the half of `a`, bit 4 that of `b`.
-    fn clmul<const SELECT: i32>(self, a: Self::Reg, b: Self::Reg) -> Self::Reg;
-}
-
-impl Width for Aesni {
+impl Tier for Aesni {
     type Reg = __m128i;
     type Bytes = [u8; 16];
     const BLOCKS: usize = 1;
     const HASH_LAG: usize = 2;
+    const GCM_NARROW_BLOCKS: usize = 0;
+    const SIV_SHORT_CHUNKS: usize = SIV_SHORT_CHUNKS;
+    /// About 370 bytes of text without AAD: longer messages measured faster pipelined.
+    const BATCH_GROUP_BLOCKS: usize = 24;
 
     #[inline(always)]
-    fn aesni(self) -> Aesni {
+    fn narrow(self) -> Aesni {
         self
     }
 
-    #[cfg(feature = "alloc")]
     #[inline(always)]
-    fn tier(self) -> super::Tier {
-        super::Tier::Aesni(self)
+    fn token(self) -> TierToken {
+        TierToken::Aesni(self)
     }
 
     #[inline(always)]
@@ -136,12 +60,12 @@ impl Width for Aesni {
 
     #[inline(always)]
     fn load(self, bytes: &[u8; 16]) -> __m128i {
-        super::load128(bytes)
+        super::load_block(bytes)
     }
 
     #[inline(always)]
     fn store(self, reg: __m128i) -> [u8; 16] {
-        super::store128(reg)
+        super::store_block(reg)
     }
 
     #[inline(always)]
@@ -259,6 +183,24 @@ impl Width for Aesni {
     }
 
     #[inline(always)]
+    fn aesdec(self, state: __m128i, key: __m128i) -> __m128i {
+        // SAFETY: the Aesni token proves AES-NI.
+        unsafe { _mm_aesdec_si128(state, key) }
+    }
+
+    #[inline(always)]
+    fn aesdeclast(self, state: __m128i, key: __m128i) -> __m128i {
+        // SAFETY: the Aesni token proves AES-NI.
+        unsafe { _mm_aesdeclast_si128(state, key) }
+    }
+
+    #[inline(always)]
+    fn inv_mix_columns(self, key: __m128i) -> __m128i {
+        // SAFETY: the Aesni token proves AES-NI.
+        unsafe { _mm_aesimc_si128(key) }
+    }
+
+    #[inline(always)]
     fn pin(self, reg: &mut __m128i) {
         empty_asm!(xmm_reg, reg);
     }
@@ -270,21 +212,24 @@ impl Width for Aesni {
     }
 }
 
-impl Width for Vaes {
+impl Tier for Vaes {
     type Reg = __m256i;
     type Bytes = [u8; 32];
     const BLOCKS: usize = 2;
     const HASH_LAG: usize = 1;
+    const GCM_NARROW_BLOCKS: usize = <Aesni as Tier>::POWERS;
+    const SIV_SHORT_CHUNKS: usize = SIV_SHORT_CHUNKS;
+    /// About 1000 bytes of text without AAD.
+    const BATCH_GROUP_BLOCKS: usize = 64;
 
     #[inline(always)]
-    fn aesni(self) -> Aesni {
+    fn narrow(self) -> Aesni {
         Vaes::aesni(self)
     }
 
-    #[cfg(feature = "alloc")]
     #[inline(always)]
-    fn tier(self) -> super::Tier {
-        super::Tier::Vaes(self)
+    fn token(self) -> TierToken {
+        TierToken::Vaes(self)
     }
 
     #[inline(always)]
@@ -447,6 +392,25 @@ impl Width for Vaes {
     }
 
     #[inline(always)]
+    fn aesdec(self, state: __m256i, key: __m256i) -> __m256i {
+        // SAFETY: the Vaes token proves VAES and AVX.
+        unsafe { _mm256_aesdec_epi128(state, key) }
+    }
+
+    #[inline(always)]
+    fn aesdeclast(self, state: __m256i, key: __m256i) -> __m256i {
+        // SAFETY: the Vaes token proves VAES and AVX.
+        unsafe { _mm256_aesdeclast_epi128(state, key) }
+    }
+
+    #[inline(always)]
+    fn inv_mix_columns(self, key: __m256i) -> __m256i {
+        // AESIMC has no 256-bit form: each half on its own.
+        let narrow = Vaes::aesni(self);
+        self.gather(|i| narrow.inv_mix_columns(self.block(key, i)))
+    }
+
+    #[inline(always)]
     fn pin(self, reg: &mut __m256i) {
         // SAFETY: the Vaes token proves AVX.
         unsafe { pin_ymm(reg) }
@@ -459,26 +423,27 @@ impl Width for Vaes {
     }
 }
 
-/// Instantiates a kernel written once over [`Width`] for both tiers and dispatches on the
-/// [`Tier`](super::Tier): each instance is a `#[target_feature]` function enabling exactly
-/// its token's features, so the generic code (all `#[inline(always)]`) compiles into it with
+/// Instantiates a kernel written once over [`Tier`] for every x86 tier and dispatches on the
+/// [`TierToken`]: each instance is a `#[target_feature]` function enabling exactly its
+/// token's features, so the generic code (all `#[inline(always)]`) compiles into it with
 /// those instructions, and it is called with the token in hand.
 ///
-/// `per_width! { fn name<const C: T>(a: A) -> R = kernel; }` defines
-/// `fn name<const C: T>(tier: Tier, a: A) -> R`, which runs `kernel::<W, C>(token, a)`.
+/// `per_tier! { fn name<const C: T>(a: A) -> R = kernel; }` defines
+/// `fn name<const C: T>(tier: TierToken, a: A) -> R`, which runs `kernel::<W, C>(token, a)`.
 ///
 /// The instances are never inlined: a kernel called from another kernel of the same tier
 /// (the batch calls the single-message kernel for long messages) then runs exactly the code
 /// it runs when called alone, which is the code that was measured.
-macro_rules! per_width {
+macro_rules! per_tier {
     (
         $(#[$meta:meta])*
         $vis:vis fn $name:ident $(<$(const $param:ident: $param_ty:ty),+>)?
             ($($arg:ident: $arg_ty:ty),* $(,)?) $(-> $ret:ty)? = $kernel:ident;
     ) => {
         $(#[$meta])*
+        #[allow(unsafe_code, reason = "calls the instance whose features the token proves")]
         $vis fn $name $(<$(const $param: $param_ty),+>)? (
-            tier: $crate::cpu::x86::Tier,
+            tier: $crate::cpu::TierToken,
             $($arg: $arg_ty),*
         ) $(-> $ret)? {
             #[inline(never)]
@@ -499,20 +464,20 @@ macro_rules! per_width {
             }
             match tier {
                 // SAFETY: the token proves the CPU has the features `aesni` enables.
-                $crate::cpu::x86::Tier::Aesni(width) => unsafe {
+                $crate::cpu::TierToken::Aesni(width) => unsafe {
                     aesni $(::<$($param),+>)? (width, $($arg),*)
                 },
                 // SAFETY: the token proves the CPU has the features `vaes` enables.
-                $crate::cpu::x86::Tier::Vaes(width) => unsafe {
+                $crate::cpu::TierToken::Vaes(width) => unsafe {
                     vaes $(::<$($param),+>)? (width, $($arg),*)
                 },
             }
         }
     };
 }
-pub(crate) use per_width;
+pub(crate) use per_tier;
 
-/// [`Width::pin`] for a YMM register: `asm!` takes a YMM operand only where AVX is enabled
+/// [`Tier::pin`] for a YMM register: `asm!` takes a YMM operand only where AVX is enabled
 /// on the function that holds it; inlined into the VAES kernels, which enable it.
 #[target_feature(enable = "avx")]
 #[inline]
@@ -520,7 +485,7 @@ fn pin_ymm(reg: &mut __m256i) {
     empty_asm!(ymm_reg, reg);
 }
 
-/// The empty `asm!` block of [`Width::pin`], with `reg` in a register of class `$class`
+/// The empty `asm!` block of [`Tier::pin`], with `reg` in a register of class `$class`
 /// (nothing under Miri, which runs no assembly).
 macro_rules! empty_asm {
     ($class:ident, $reg:ident) => {

@@ -1,10 +1,7 @@
-//! AES on the x86 tiers: key expansion, single blocks, and counter mode at either width.
-//!
-//! CPU predicate: [`Aesni`] (AES-NI, PCLMULQDQ, SSSE3, SSE4.1) for everything 128-bit;
-//! counter mode is written once over [`Width`] and instantiated for [`Aesni`] (XMM, one block
-//! per register) and [`Vaes`](crate::cpu::x86::Vaes) (YMM, two blocks per register, plus AVX,
-//! AVX2, VAES, VPCLMULQDQ; no AVX-512). Each `#[target_feature]` function enables exactly its
-//! token's features and is only called with the token in hand.
+//! AES on the vector tiers: key expansion, single blocks, and counter mode at any width,
+//! written once over [`Tier`] and instantiated per tier by [`per_tier!`] (a
+//! `#[target_feature]` function per tier, called only with its token in hand). Key
+//! expansion and single blocks run on the tier's [`Narrow`] registers.
 //!
 //! Design: AESENC has a latency of 3-4 cycles and a throughput of one or two instructions per
 //! cycle, so one block at a time leaves the unit mostly idle. Counter mode keeps [`STRIDE`]
@@ -13,26 +10,19 @@
 //! busy). Round keys are expanded once as 128-bit blocks; a wide kernel broadcasts them to
 //! both halves of its registers when it starts.
 
-#![allow(
-    unsafe_code,
-    reason = "x86 intrinsics; each unsafe block says why it is sound"
-)]
-
-use core::arch::x86_64::*;
-
 use aead::inout::InOutBuf;
 use zeroize::Zeroize;
 
 use super::{Counter32, KeyBytes};
-use crate::cpu::x86::{
-    Aesni, STRIDE, Tier, Width, block_from, load_last_partial, load128, per_width,
-    store_last_partial, store128,
+use crate::cpu::{
+    Block, Narrow, STRIDE, Tier, TierToken, block_from, load_block, load_last_partial, per_tier,
+    store_block, store_last_partial,
 };
 
 /// Expanded encryption round keys as values: 11 used for AES-128, all 15 for AES-256. Fused
 /// kernels keep a per-message schedule in registers as this; a key that is stored is a
 /// [`RoundKeys`].
-pub(crate) type Schedule = [__m128i; 15];
+pub(crate) type Schedule = [Block; 15];
 
 /// An expanded AES key as it is stored: its [`Schedule`] and round count, wiped on drop.
 ///
@@ -50,19 +40,8 @@ impl Drop for RoundKeys {
 }
 
 impl RoundKeys {
-    pub(crate) fn new(aesni: Aesni, key: KeyBytes<'_>) -> Self {
-        let (low, high) = match key {
-            KeyBytes::Aes128(key) => (load128(key), None),
-            KeyBytes::Aes256(key) => (
-                load128(&core::array::from_fn(|i| key[i])),
-                Some(load128(&core::array::from_fn(|i| key[16 + i]))),
-            ),
-        };
-        RoundKeys {
-            // SAFETY: the token proves the CPU has the features `expand_key_aesni` enables.
-            keys: unsafe { expand_key_aesni(aesni, low, high) },
-            rounds: if high.is_some() { 14 } else { 10 },
-        }
+    pub(crate) fn new(tier: TierToken, key: KeyBytes<'_>) -> Self {
+        expand(tier, key)
     }
 
     /// 10 or 14.
@@ -79,19 +58,17 @@ impl RoundKeys {
         &self.keys
     }
 
-    pub(crate) fn encrypt_blocks(&self, aesni: Aesni, blocks: &mut [[u8; 16]]) {
-        // SAFETY: the token proves the CPU has the features `encrypt_ecb` enables.
-        unsafe { encrypt_ecb(aesni, self, blocks) }
+    pub(crate) fn encrypt_blocks(&self, tier: TierToken, blocks: &mut [[u8; 16]]) {
+        encrypt_ecb(tier, self, blocks);
     }
 
-    pub(crate) fn decrypt_blocks(&self, aesni: Aesni, blocks: &mut [[u8; 16]]) {
-        // SAFETY: the token proves the CPU has the features `decrypt_ecb` enables.
-        unsafe { decrypt_ecb(aesni, self, blocks) }
+    pub(crate) fn decrypt_blocks(&self, tier: TierToken, blocks: &mut [[u8; 16]]) {
+        decrypt_ecb(tier, self, blocks);
     }
 
     pub(crate) fn apply_keystream(
         &self,
-        tier: Tier,
+        tier: TierToken,
         counter: &[u8; 16],
         order: Counter32,
         data: InOutBuf<'_, '_, u8>,
@@ -111,8 +88,8 @@ impl RoundKeys {
 ///
 /// `high` is the second half of an AES-256 key, `None` for AES-128.
 #[inline(always)]
-pub(crate) fn expand_key(aesni: Aesni, low: __m128i, high: Option<__m128i>) -> Schedule {
-    let mut keys = [[aesni.zero(); 15]];
+pub(crate) fn expand_key(narrow: Narrow, low: Block, high: Option<Block>) -> Schedule {
+    let mut keys = [[narrow.zero(); 15]];
     first_round_keys([low], high.map(|high| [high]), &mut keys);
     // Written out step by step: as a loop, LLVM kept it rolled inside the GCM-SIV kernels,
     // each round key stored to the stack and reloaded by the next step, which put a
@@ -121,7 +98,7 @@ pub(crate) fn expand_key(aesni: Aesni, low: __m128i, high: Option<__m128i>) -> S
     // with VAES from 0.61 to 0.57 (Zen 3).
     macro_rules! steps {
         ($aes256:literal: $($index:literal)*) => {
-            $(round_key(aesni, $aes256, $index, &mut keys);)*
+            $(round_key(narrow, $aes256, $index, &mut keys);)*
         };
     }
     if high.is_some() {
@@ -160,7 +137,7 @@ pub(crate) fn first_round_keys<R: Copy, const N: usize>(
 /// interleaved with independent work whose instructions fill its latency (batched GCM-SIV
 /// expands a record key per message, between the rows of its POLYVAL).
 #[inline(always)]
-pub(crate) fn round_key<W: Width, const N: usize>(
+pub(crate) fn round_key<W: Tier, const N: usize>(
     width: W,
     aes256: bool,
     index: usize,
@@ -173,11 +150,11 @@ pub(crate) fn round_key<W: Width, const N: usize>(
         width.xor(k, width.shift_bytes_up::<8>(k))
     };
     // Byte indices 13, 14, 15, 12 in every column: RotWord(w3), broadcast.
-    let rot_word_3 = width.broadcast(load128(&[
+    let rot_word_3 = width.broadcast(load_block(&[
         13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15, 12,
     ]));
     let sub_rot = |w: W::Reg, rcon: &[u8; 16]| {
-        let rcon = width.broadcast(load128(rcon));
+        let rcon = width.broadcast(load_block(rcon));
         width.aesenclast(width.shuffle_bytes(w, rot_word_3), rcon)
     };
     // AES-256's extra step: SubWord(w3) without rotation or Rcon.
@@ -214,16 +191,29 @@ pub(crate) fn round_key<W: Width, const N: usize>(
     }
 }
 
-#[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
-fn expand_key_aesni(aesni: Aesni, low: __m128i, high: Option<__m128i>) -> Schedule {
-    expand_key(aesni, low, high)
+per_tier! {
+    fn expand(key: KeyBytes<'_>) -> RoundKeys = expand_kernel;
+}
+
+fn expand_kernel<W: Tier>(width: W, key: KeyBytes<'_>) -> RoundKeys {
+    let (low, high) = match key {
+        KeyBytes::Aes128(key) => (load_block(key), None),
+        KeyBytes::Aes256(key) => (
+            load_block(&core::array::from_fn(|i| key[i])),
+            Some(load_block(&core::array::from_fn(|i| key[16 + i]))),
+        ),
+    };
+    RoundKeys {
+        keys: expand_key(width.narrow(), low, high),
+        rounds: if high.is_some() { 14 } else { 10 },
+    }
 }
 
 /// A schedule in every block of a register of width `W`. (A loop, not `array::map`: the
 /// closure of a library function that is not inlined would compile without the kernel's
 /// target features.)
 #[inline(always)]
-pub(crate) fn broadcast<W: Width>(width: W, schedule: &Schedule) -> [W::Reg; 15] {
+pub(crate) fn broadcast<W: Tier>(width: W, schedule: &Schedule) -> [W::Reg; 15] {
     let mut keys = [width.zero(); 15];
     for (wide, &key) in keys.iter_mut().zip(schedule) {
         *wide = width.broadcast(key);
@@ -234,7 +224,7 @@ pub(crate) fn broadcast<W: Width>(width: W, schedule: &Schedule) -> [W::Reg; 15]
 /// Encrypts N independent registers, interleaved round by round so that they pipeline.
 /// `rounds` is 10 or 14; a constant argument unrolls the rounds.
 #[inline(always)]
-pub(crate) fn encrypt<W: Width, const N: usize>(
+pub(crate) fn encrypt<W: Tier, const N: usize>(
     width: W,
     keys: &[W::Reg; 15],
     rounds: usize,
@@ -255,7 +245,7 @@ pub(crate) fn encrypt<W: Width, const N: usize>(
 }
 
 /// Keeps a round's AESENCs on all registers together: each register passes through
-/// [`Width::pin`] after the round, and since the pins stay in program order, the emitted code
+/// [`Tier::pin`] after the round, and since the pins stay in program order, the emitted code
 /// keeps every register within a round of the others. Without it, LLVM's scheduler, short of
 /// registers for eight states and the round keys, runs each register through all rounds in
 /// turn, and the dependent AESENCs fill the CPU's scheduler: the VAES counter-mode stride of
@@ -264,77 +254,86 @@ pub(crate) fn encrypt<W: Width, const N: usize>(
 /// memory: it held nothing in registers together, and it made a state array that lived on
 /// the stack store and reload every round.) It emits no instruction.
 #[inline(always)]
-pub(crate) fn round_boundary<W: Width>(width: W, blocks: &mut [W::Reg]) {
+pub(crate) fn round_boundary<W: Tier>(width: W, blocks: &mut [W::Reg]) {
     for block in blocks {
         width.pin(block);
     }
 }
 
-#[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
-fn encrypt_ecb(aesni: Aesni, round_keys: &RoundKeys, blocks: &mut [[u8; 16]]) {
+per_tier! {
+    fn encrypt_ecb(round_keys: &RoundKeys, blocks: &mut [[u8; 16]]) = encrypt_ecb_kernel;
+}
+
+/// ECB over independent blocks on the narrow tier (key derivation, the chained modes' steps).
+fn encrypt_ecb_kernel<W: Tier>(width: W, round_keys: &RoundKeys, blocks: &mut [[u8; 16]]) {
+    let narrow = width.narrow();
     let (keys, rounds) = (&round_keys.keys, round_keys.rounds);
     // One block (the chained modes' every step): straight through, nothing padded.
     if let [block] = blocks {
-        let mut state = [load128(block)];
-        encrypt(aesni, keys, rounds, &mut state);
-        *block = store128(state[0]);
+        let mut state = [load_block(block)];
+        encrypt(narrow, keys, rounds, &mut state);
+        *block = store_block(state[0]);
         return;
     }
     // Up to eight blocks at a time; a short batch is padded to four or eight, which costs no
     // latency and little throughput. The state left in registers is the output just stored,
     // so there is nothing to wipe.
     for chunk in blocks.chunks_mut(STRIDE) {
-        let mut state = [_mm_setzero_si128(); STRIDE];
+        let mut state = [narrow.zero(); STRIDE];
         for (value, block) in state.iter_mut().zip(chunk.iter()) {
-            *value = load128(block);
+            *value = load_block(block);
         }
         if chunk.len() <= 4 {
             let mut half = [state[0], state[1], state[2], state[3]];
-            encrypt(aesni, keys, rounds, &mut half);
+            encrypt(narrow, keys, rounds, &mut half);
             state[..4].copy_from_slice(&half);
         } else {
-            encrypt(aesni, keys, rounds, &mut state);
+            encrypt(narrow, keys, rounds, &mut state);
         }
         for (block, value) in chunk.iter_mut().zip(state) {
-            *block = store128(value);
+            *block = store_block(value);
         }
     }
 }
 
-/// The inverse cipher (FIPS 197 Section 5.3.5, "equivalent inverse cipher"): AESDEC wants the
-/// round keys in reverse order with InvMixColumns (AESIMC) applied to all but the first and
-/// last. They are derived here per call and wiped after, so no decryption schedule is kept.
-#[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
-fn decrypt_ecb(_: Aesni, round_keys: &RoundKeys, blocks: &mut [[u8; 16]]) {
+per_tier! {
+    /// The inverse cipher (FIPS 197 Section 5.3.5, "equivalent inverse cipher"): AESDEC wants the
+    /// round keys in reverse order with InvMixColumns (AESIMC) applied to all but the first and
+    /// last. They are derived here per call and wiped after, so no decryption schedule is kept.
+    fn decrypt_ecb(round_keys: &RoundKeys, blocks: &mut [[u8; 16]]) = decrypt_ecb_kernel;
+}
+
+fn decrypt_ecb_kernel<W: Tier>(width: W, round_keys: &RoundKeys, blocks: &mut [[u8; 16]]) {
+    let narrow = width.narrow();
     let rounds = round_keys.rounds;
-    let mut keys = [_mm_setzero_si128(); 15];
+    let mut keys = [narrow.zero(); 15];
     keys[0] = round_keys.keys[rounds];
     for (inverse, forward) in keys[1..rounds]
         .iter_mut()
         .zip(round_keys.keys[1..rounds].iter().rev())
     {
-        *inverse = _mm_aesimc_si128(*forward);
+        *inverse = narrow.inv_mix_columns(*forward);
     }
     keys[rounds] = round_keys.keys[0];
     for chunk in blocks.chunks_mut(STRIDE) {
-        let mut state = [_mm_setzero_si128(); STRIDE];
+        let mut state = [narrow.zero(); STRIDE];
         for (value, block) in state.iter_mut().zip(chunk.iter()) {
-            *value = _mm_xor_si128(load128(block), keys[0]);
+            *value = narrow.xor(load_block(block), keys[0]);
         }
         for &key in &keys[1..rounds] {
             for value in &mut state {
-                *value = _mm_aesdec_si128(*value, key);
+                *value = narrow.aesdec(*value, key);
             }
         }
         for (block, value) in chunk.iter_mut().zip(state) {
-            *block = store128(_mm_aesdeclast_si128(value, keys[rounds]));
+            *block = store_block(narrow.aesdeclast(value, keys[rounds]));
         }
         state.zeroize();
     }
     keys.zeroize();
 }
 
-per_width! {
+per_tier! {
     /// Counter mode with a 32-bit wrapping counter; `BIG_ENDIAN` selects AES-GCM's layout.
     fn ctr32_xor<const BIG_ENDIAN: bool>(
         round_keys: &RoundKeys,
@@ -344,21 +343,21 @@ per_width! {
 }
 
 #[inline(always)]
-fn ctr32_xor_kernel<W: Width, const BIG_ENDIAN: bool>(
+fn ctr32_xor_kernel<W: Tier, const BIG_ENDIAN: bool>(
     width: W,
     round_keys: &RoundKeys,
     counter: &[u8; 16],
     data: InOutBuf<'_, '_, u8>,
 ) {
     let mut keys = broadcast(width, &round_keys.keys);
-    let mut counter = Counter::<W, BIG_ENDIAN>::new(width, load128(counter));
+    let mut counter = Counter::<W, BIG_ENDIAN>::new(width, load_block(counter));
     apply_keystream_rounds(width, &keys, round_keys.rounds, &mut counter, data);
     keys.zeroize();
 }
 
 /// [`apply_keystream`] with the round count (10 or 14) as a value.
 #[inline(always)]
-pub(crate) fn apply_keystream_rounds<W: Width, const BIG_ENDIAN: bool>(
+pub(crate) fn apply_keystream_rounds<W: Tier, const BIG_ENDIAN: bool>(
     width: W,
     keys: &[W::Reg; 15],
     rounds: usize,
@@ -376,7 +375,7 @@ pub(crate) fn apply_keystream_rounds<W: Width, const BIG_ENDIAN: bool>(
 /// same bytes, or a separate buffer: one pass either way), [`STRIDE`] registers per
 /// iteration; the keystream never leaves registers except for the last partial stride.
 #[inline(always)]
-pub(crate) fn apply_keystream<W: Width, const BIG_ENDIAN: bool, const ROUNDS: usize>(
+pub(crate) fn apply_keystream<W: Tier, const BIG_ENDIAN: bool, const ROUNDS: usize>(
     width: W,
     keys: &[W::Reg; 15],
     counter: &mut Counter<W, BIG_ENDIAN>,
@@ -398,7 +397,7 @@ pub(crate) fn apply_keystream<W: Width, const BIG_ENDIAN: bool, const ROUNDS: us
 /// stack and XORed there (about ten more instructions per block). Loads before stores, as
 /// there.
 #[inline(always)]
-pub(crate) fn xor_stride<W: Width>(
+pub(crate) fn xor_stride<W: Tier>(
     width: W,
     data: &mut InOutBuf<'_, '_, u8>,
     i: usize,
@@ -410,7 +409,7 @@ pub(crate) fn xor_stride<W: Width>(
 
 /// A stride's registers, loaded.
 #[inline(always)]
-pub(crate) fn load_stride<W: Width>(width: W, bytes: &[W::Bytes; STRIDE]) -> [W::Reg; STRIDE] {
+pub(crate) fn load_stride<W: Tier>(width: W, bytes: &[W::Bytes; STRIDE]) -> [W::Reg; STRIDE] {
     let mut registers = [width.zero(); STRIDE];
     for (register, bytes) in registers.iter_mut().zip(bytes) {
         *register = width.load(bytes);
@@ -420,7 +419,7 @@ pub(crate) fn load_stride<W: Width>(width: W, bytes: &[W::Bytes; STRIDE]) -> [W:
 
 /// Output stride `i` = `input` XOR `keystream`, for an input already in registers.
 #[inline(always)]
-pub(crate) fn store_xor_stride<W: Width>(
+pub(crate) fn store_xor_stride<W: Tier>(
     width: W,
     data: &mut InOutBuf<'_, '_, u8>,
     i: usize,
@@ -435,13 +434,13 @@ pub(crate) fn store_xor_stride<W: Width>(
 
 /// Bytes per stride of width `W`.
 #[inline(always)]
-pub(crate) const fn stride_bytes<W: Width>() -> usize {
+pub(crate) const fn stride_bytes<W: Tier>() -> usize {
     16 * W::BLOCKS * STRIDE
 }
 
 /// Stride `i` of `bytes` as registers' bytes.
 #[inline(always)]
-pub(crate) fn stride<W: Width>(bytes: &[u8], i: usize) -> &[W::Bytes; STRIDE] {
+pub(crate) fn stride<W: Tier>(bytes: &[u8], i: usize) -> &[W::Bytes; STRIDE] {
     let range = i * stride_bytes::<W>()..(i + 1) * stride_bytes::<W>();
     let (registers, _) = W::registers(&bytes[range]);
     let Some(stride) = registers.first_chunk::<STRIDE>() else {
@@ -452,7 +451,7 @@ pub(crate) fn stride<W: Width>(bytes: &[u8], i: usize) -> &[W::Bytes; STRIDE] {
 
 /// [`stride`], to write.
 #[inline(always)]
-fn stride_mut<W: Width>(bytes: &mut [u8], i: usize) -> &mut [W::Bytes; STRIDE] {
+fn stride_mut<W: Tier>(bytes: &mut [u8], i: usize) -> &mut [W::Bytes; STRIDE] {
     let range = i * stride_bytes::<W>()..(i + 1) * stride_bytes::<W>();
     let (registers, _) = W::registers_mut(&mut bytes[range]);
     let Some(stride) = registers.first_chunk_mut::<STRIDE>() else {
@@ -466,7 +465,7 @@ fn stride_mut<W: Width>(bytes: &mut [u8], i: usize) -> &mut [W::Bytes; STRIDE] {
 /// stores cannot overtake a load of the same bytes, and out of place the input is read once.
 /// Returns how many registers were written.
 #[inline(always)]
-pub(crate) fn xor_whole_registers<W: Width, const N: usize>(
+pub(crate) fn xor_whole_registers<W: Tier, const N: usize>(
     width: W,
     data: &mut InOutBuf<'_, '_, u8>,
     (start, source): (usize, TailInput<'_>),
@@ -501,17 +500,17 @@ pub(crate) fn xor_whole_registers<W: Width, const N: usize>(
 #[derive(Clone, Copy)]
 pub(crate) enum TailInput<'a> {
     Buffer,
-    Fetched(&'a [__m128i]),
+    Fetched(&'a [Block]),
 }
 
 impl TailInput<'_> {
     /// Block `i` from `start` (whole, or the partial last one) of `input`.
     #[inline(always)]
-    fn block(self, aesni: Aesni, input: &[u8], start: usize, i: usize) -> __m128i {
+    fn block(self, narrow: Narrow, input: &[u8], start: usize, i: usize) -> Block {
         match self {
             TailInput::Buffer => match input[start + 16 * i..].first_chunk::<16>() {
-                Some(block) => load128(block),
-                None => load_last_partial(aesni, input),
+                Some(block) => load_block(block),
+                None => load_last_partial(narrow, input),
             },
             TailInput::Fetched(blocks) => blocks[i],
         }
@@ -522,7 +521,7 @@ impl TailInput<'_> {
 /// keystream registers as cover it (1, 2, 4 or 8, so that a short message does not wait on a
 /// full stride), XORed a block at a time.
 #[inline(always)]
-pub(crate) fn xor_tail<W: Width, const BIG_ENDIAN: bool, const ROUNDS: usize>(
+pub(crate) fn xor_tail<W: Tier, const BIG_ENDIAN: bool, const ROUNDS: usize>(
     width: W,
     keys: &[W::Reg; 15],
     counter: &mut Counter<W, BIG_ENDIAN>,
@@ -543,7 +542,7 @@ pub(crate) fn xor_tail<W: Width, const BIG_ENDIAN: bool, const ROUNDS: usize>(
 /// What [`xor_tail`] hands [`xor_registers`]: the round keys, the counter, the buffer, and
 /// where the tail starts and is read from.
 type TailArgs<'k, 'i, 'o, W, const BIG_ENDIAN: bool> = (
-    &'k [<W as Width>::Reg; 15],
+    &'k [<W as Tier>::Reg; 15],
     &'k mut Counter<W, BIG_ENDIAN>,
     InOutBuf<'i, 'o, u8>,
     (usize, TailInput<'k>),
@@ -554,16 +553,16 @@ type TailArgs<'k, 'i, 'o, W, const BIG_ENDIAN: bool> = (
 /// register. The partial last block is read before anything is written, so that its
 /// overlapping load does not wait for the stores.
 #[inline(always)]
-fn xor_registers<W: Width, const BIG_ENDIAN: bool, const ROUNDS: usize, const N: usize>(
+fn xor_registers<W: Tier, const BIG_ENDIAN: bool, const ROUNDS: usize, const N: usize>(
     width: W,
     (keys, counter, mut data, (start, source)): TailArgs<'_, '_, '_, W, BIG_ENDIAN>,
 ) {
-    let aesni = width.aesni();
+    let narrow = width.narrow();
     let has_partial = !data.len().is_multiple_of(16);
     let partial = if has_partial {
-        source.block(aesni, data.get_in(), start, (data.len() - start) / 16)
+        source.block(narrow, data.get_in(), start, (data.len() - start) / 16)
     } else {
-        aesni.zero()
+        narrow.zero()
     };
     // Encrypted in an array of its own, then moved into the one indexed at run time below. A
     // dynamically indexed array lives on the stack: had the rounds run on it, every round
@@ -582,24 +581,24 @@ fn xor_registers<W: Width, const BIG_ENDIAN: bool, const ROUNDS: usize, const N:
     let lone_start = start + whole * 16 * W::BLOCKS;
     let lone_end = data.len() - data.len() % 16;
     for (i, at) in (lone_start..lone_end).step_by(16).enumerate() {
-        let block = source.block(aesni, data.get_in(), start, (at - start) / 16);
-        let value = aesni.xor(block, width.block(next, i));
+        let block = source.block(narrow, data.get_in(), start, (at - start) / 16);
+        let value = narrow.xor(block, width.block(next, i));
         let Some(block) = data.get_out()[at..].first_chunk_mut::<16>() else {
             unreachable!("a whole block lies between lone_start and lone_end");
         };
-        *block = store128(value);
+        *block = store_block(value);
     }
     if has_partial {
         let key = width.block(next, (lone_end - lone_start) / 16);
-        store_last_partial(aesni, aesni.xor(partial, key), data.get_out());
+        store_last_partial(narrow, narrow.xor(partial, key), data.get_out());
     }
 }
 
 /// Reverses bytes 12..16 of every block: between a big-endian 32-bit counter (GCM, CCM) and a
 /// native lane that one vector add increments (its own inverse).
 #[inline(always)]
-pub(crate) fn swap_last_word<W: Width>(width: W, block: W::Reg) -> W::Reg {
-    let indices = load128(&[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 15, 14, 13, 12]);
+pub(crate) fn swap_last_word<W: Tier>(width: W, block: W::Reg) -> W::Reg {
+    let indices = load_block(&[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 15, 14, 13, 12]);
     width.shuffle_bytes(block, width.broadcast(indices))
 }
 
@@ -609,27 +608,27 @@ pub(crate) fn swap_last_word<W: Width>(width: W, block: W::Reg) -> W::Reg {
 /// The 32-bit word is kept as a native little-endian lane (lane 0 for GCM-SIV; lane 3 after
 /// swapping bytes 12..16 for GCM), so that one vector add increments every block and wraps
 /// modulo 2^32 without carrying into the other lanes.
-pub(crate) struct Counter<W: Width, const BIG_ENDIAN: bool> {
+pub(crate) struct Counter<W: Tier, const BIG_ENDIAN: bool> {
     native: W::Reg,
     step: W::Reg,
 }
 
-impl<W: Width, const BIG_ENDIAN: bool> Counter<W, BIG_ENDIAN> {
+impl<W: Tier, const BIG_ENDIAN: bool> Counter<W, BIG_ENDIAN> {
     #[inline(always)]
-    pub(crate) fn new(width: W, block: __m128i) -> Self {
-        let aesni = width.aesni();
-        let native = Self::swap(aesni, block);
+    pub(crate) fn new(width: W, block: Block) -> Self {
+        let narrow = width.narrow();
+        let native = Self::swap(narrow, block);
         // n in the counter's lane: lane 3 for GCM, lane 0 for GCM-SIV.
         let blocks = |n: usize| block_from((n as u128) << if BIG_ENDIAN { 96 } else { 0 });
         Counter {
-            native: width.gather(|i| aesni.add32(native, blocks(i))),
+            native: width.gather(|i| narrow.add32(native, blocks(i))),
             step: width.broadcast(blocks(W::BLOCKS)),
         }
     }
 
     /// Swaps bytes 12..16 for GCM (its own inverse); nothing for GCM-SIV.
     #[inline(always)]
-    fn swap<V: Width>(width: V, block: V::Reg) -> V::Reg {
+    fn swap<V: Tier>(width: V, block: V::Reg) -> V::Reg {
         if BIG_ENDIAN {
             swap_last_word(width, block)
         } else {

@@ -31,7 +31,7 @@
 //! block count, so a group's messages are nearly equally long.
 //!
 //! Messages whose POLYVAL input (padded AAD, padded plaintext, length block) is at most
-//! [`group_limit`] blocks run in groups: 64 with VAES (texts up to about 1000 bytes), 24 on
+//! [`Tier::BATCH_GROUP_BLOCKS`] blocks run in groups: 64 with VAES (texts up to about 1000 bytes), 24 on
 //! AES-NI (about 370). Past a few blocks a group no longer saves latency but instructions:
 //! the single-message kernel builds a table of up to 16 powers of H per message (about 45
 //! carry-less multiplications) and waits on it, where a group's Horner's rule needs no table
@@ -50,65 +50,60 @@
 
 use alloc::vec;
 use alloc::vec::Vec;
-use core::arch::x86_64::__m128i;
 
 use aead::inout::InOutBuf;
 
 use zeroize::Zeroize;
 
-use super::super::{check_tag, open_or_wipe};
-use super::{
+use super::kernels::{
     SivMessage, counter_block, ctr_and_hash_rounds, length_block, nonce_value, record_keys_and_aad,
     tag_of, top_bit,
 };
+use super::{check_tag, open_or_wipe};
 use crate::aead::gcm_siv::SivJob;
-use crate::aes::x86::{
+use crate::aes::kernels::{
     Counter, RoundKeys, Schedule, apply_keystream, broadcast, encrypt, first_round_keys, round_key,
 };
-use crate::cpu::x86::{
-    Aesni, Width, block_from, load_last_partial, load128, per_width, store_last_partial, store128,
+use crate::cpu::{
+    BATCH_GROUP, Block, MAX_BATCH_GROUP_BLOCKS, MAX_BLOCKS, Narrow, Tier, block_from, load_block,
+    load_last_partial, per_tier, store_block, store_last_partial,
 };
-use crate::field::x86::{
+use crate::field::kernels::{
     Key as PolyvalKey, absorb_padded, accumulate_product, mul, reduce, reduce_sums, square,
 };
 
-/// The most blocks POLYVAL reads for a message that runs in a group on any tier.
-const GROUP_BLOCKS: usize = 64;
+/// Registers of messages per group (the architecture's [`BATCH_GROUP`]).
+const GROUP: usize = BATCH_GROUP;
 
-/// Registers of messages per group: four independent chains cover the latency of each step
-/// (AESENC: 4 cycles, issued twice per cycle on Zen; a multiply-and-reduce: about 15 cycles
-/// for about 4 cycles of issue), and 8 derivation blocks are in flight.
-const GROUP: usize = 4;
-
-/// Messages per group at the widest register (two blocks).
-const MAX_LANES: usize = GROUP * 2;
+/// Messages per group at the widest register.
+const MAX_LANES: usize = GROUP * MAX_BLOCKS;
 
 /// A group's blocks, row by row: row r holds each lane's block r (right-aligned, see the
 /// module comment), lane `g * W::BLOCKS + i` in block i of register g.
-type Row = [__m128i; MAX_LANES];
+type Row = [Block; MAX_LANES];
 
 /// A block of the group's keystream, one register per group register.
-type KeystreamRow<W> = [<W as Width>::Reg; GROUP];
+type KeystreamRow<W> = [<W as Tier>::Reg; GROUP];
 
 /// What a group keeps in memory, allocated once per batch: zeroing it per group cost more
 /// than a group's POLYVAL. The rows are wiped after each group, which leaves them zero as the
 /// next group needs them; the rest is overwritten by each group and wiped when the batch
 /// ends. Rows and keystream are as long as the batch's longest grouped message needs: a
 /// batch of short messages neither clears nor wipes room for long ones.
-struct Scratch<W: Width> {
+struct Scratch<W: Tier> {
     /// Each lane's record encryption key, expanded.
     encryption: [[W::Reg; 15]; GROUP],
     rows: Vec<Row>,
     keystream: Vec<KeystreamRow<W>>,
 }
 
-impl<W: Width> Scratch<W> {
+impl<W: Tier> Scratch<W> {
     /// Scratch for groups of messages of at most `blocks` hashed blocks (at least one).
     #[inline(always)]
     fn new(width: W, blocks: usize) -> Self {
         Scratch {
             encryption: [[width.zero(); 15]; GROUP],
-            rows: vec![[width.aesni().zero(); MAX_LANES]; blocks],
+            rows: vec![[width.narrow().zero(); MAX_LANES]; blocks],
             keystream: vec![[width.zero(); GROUP]; blocks.saturating_sub(1)],
         }
     }
@@ -124,7 +119,7 @@ impl<W: Width> Scratch<W> {
     }
 }
 
-impl<W: Width> Drop for Scratch<W> {
+impl<W: Tier> Drop for Scratch<W> {
     fn drop(&mut self) {
         self.encryption.zeroize();
         self.keystream.zeroize();
@@ -140,7 +135,7 @@ fn hashed_blocks(job: &SivJob<'_>) -> usize {
 /// Seals every job: short ones in groups ordered by their hashed block count, the others
 /// (and those that do not fill a last group) one at a time.
 #[inline(always)]
-pub(super) fn seal_jobs<W: Width>(
+pub(crate) fn seal_jobs<W: Tier>(
     width: W,
     key_generating_key: &RoundKeys,
     jobs: &mut [SivJob<'_>],
@@ -152,7 +147,7 @@ pub(super) fn seal_jobs<W: Width>(
 /// and a job that fails is zeroed (through the one failure path every decryption takes) and
 /// marked not authentic.
 #[inline(always)]
-pub(super) fn open_jobs<W: Width>(
+pub(crate) fn open_jobs<W: Tier>(
     width: W,
     key_generating_key: &RoundKeys,
     jobs: &mut [SivJob<'_>],
@@ -164,16 +159,16 @@ pub(super) fn open_jobs<W: Width>(
 ///
 /// (No closures here: a closure's body would not inherit the kernel's target features.)
 #[inline(always)]
-fn run_jobs<W: Width, const OPEN: bool>(
+fn run_jobs<W: Tier, const OPEN: bool>(
     width: W,
     key_generating_key: &RoundKeys,
     jobs: &mut [SivJob<'_>],
 ) {
-    let Some(groups) = Groups::new(GROUP * W::BLOCKS, group_limit::<W>(), jobs) else {
+    let Some(groups) = Groups::new(GROUP * W::BLOCKS, W::BATCH_GROUP_BLOCKS, jobs) else {
         for job in jobs.iter_mut().filter(|job| is_short_job::<W>(job)) {
             run_one::<W, OPEN>(width, key_generating_key, job);
         }
-        gcm_siv_long_jobs::<OPEN>(width.tier(), key_generating_key, jobs);
+        gcm_siv_long_jobs::<OPEN>(width.token(), key_generating_key, jobs);
         return;
     };
     let mut wide_keys = broadcast(width, key_generating_key.schedule());
@@ -193,33 +188,26 @@ fn run_jobs<W: Width, const OPEN: bool>(
     let alone = groups.alone();
     for member in alone
         .iter()
-        .filter(|member| member.blocks <= group_limit::<W>())
+        .filter(|member| member.blocks <= W::BATCH_GROUP_BLOCKS)
     {
         run_one::<W, OPEN>(width, key_generating_key, &mut jobs[member.job]);
     }
     if alone
         .last()
-        .is_some_and(|member| member.blocks > group_limit::<W>())
+        .is_some_and(|member| member.blocks > W::BATCH_GROUP_BLOCKS)
     {
-        gcm_siv_long_jobs::<OPEN>(width.tier(), key_generating_key, jobs);
+        gcm_siv_long_jobs::<OPEN>(width.token(), key_generating_key, jobs);
     }
-}
-
-/// The most blocks POLYVAL reads for a message that runs in a group at width `W` (see the
-/// module comment for the measurements behind them).
-#[inline(always)]
-fn group_limit<W: Width>() -> usize {
-    if W::BLOCKS > 1 { GROUP_BLOCKS } else { 24 }
 }
 
 /// Whether a job is short enough for the groups at width `W`.
 #[inline(always)]
-fn is_short_job<W: Width>(job: &SivJob<'_>) -> bool {
-    hashed_blocks(job) <= group_limit::<W>()
+fn is_short_job<W: Tier>(job: &SivJob<'_>) -> bool {
+    hashed_blocks(job) <= W::BATCH_GROUP_BLOCKS
 }
 
-per_width! {
-    /// Every long job of a batch (more than [`GROUP_BLOCKS`] hashed blocks),
+per_tier! {
+    /// Every long job of a batch (more than [`Tier::BATCH_GROUP_BLOCKS`] hashed blocks),
     /// software-pipelined ([`pipeline`]).
     fn gcm_siv_long_jobs<const OPEN: bool>(
         key_generating_key: &RoundKeys,
@@ -228,7 +216,7 @@ per_width! {
 }
 
 #[inline(always)]
-fn long_jobs<W: Width, const OPEN: bool>(
+fn long_jobs<W: Tier, const OPEN: bool>(
     width: W,
     key_generating_key: &RoundKeys,
     jobs: &mut [SivJob<'_>],
@@ -245,7 +233,7 @@ fn long_jobs<W: Width, const OPEN: bool>(
 struct Pending {
     job: usize,
     encryption: Schedule,
-    value: __m128i,
+    value: Block,
 }
 
 impl Drop for Pending {
@@ -271,15 +259,15 @@ impl Drop for Pending {
 /// Zen 3, same process, medians of 41: the batch of 64 x 1500 bytes 1.06-1.10x the loop of
 /// single calls on VAES (1.03x on AES-NI), 64 x 576 bytes 1.07-1.19x.
 #[inline(always)]
-fn pipeline<W: Width, const ROUNDS: usize, const OPEN: bool>(
+fn pipeline<W: Tier, const ROUNDS: usize, const OPEN: bool>(
     width: W,
     key_generating_key: &RoundKeys,
     jobs: &mut [SivJob<'_>],
 ) {
-    let aesni = width.aesni();
+    let narrow = width.narrow();
     // Two slots of broadcast record encryption keys and POLYVAL tables: this message's, and
     // the pending one's.
-    let mut hash_keys = [PolyvalKey::empty(aesni), PolyvalKey::empty(aesni)];
+    let mut hash_keys = [PolyvalKey::empty(narrow), PolyvalKey::empty(narrow)];
     let mut wide = [[width.zero(); 15]; 2];
     let mut current = 0;
     let mut pending: Option<Pending> = None;
@@ -314,8 +302,8 @@ fn pipeline<W: Width, const ROUNDS: usize, const OPEN: bool>(
                 (&*job.data, 0),
                 Some(lengths),
             );
-            let tag = tag_of::<ROUNDS>(aesni, &encryption, s, &job.nonce);
-            job.tag = store128(tag);
+            let tag = tag_of::<ROUNDS>(narrow, &encryption, s, &job.nonce);
+            job.tag = store_block(tag);
             tag
         };
         pending = Some(Pending {
@@ -336,20 +324,20 @@ fn pipeline<W: Width, const ROUNDS: usize, const OPEN: bool>(
 /// stitched with POLYVAL from the received tag, then the tag check, which wipes the job on a
 /// mismatch (opening).
 #[inline(always)]
-fn finish<W: Width, const ROUNDS: usize, const OPEN: bool>(
+fn finish<W: Tier, const ROUNDS: usize, const OPEN: bool>(
     width: W,
     (keys, hash_key): (&[W::Reg; 15], &PolyvalKey),
     message: Pending,
     jobs: &mut [SivJob<'_>],
 ) {
-    let aesni = width.aesni();
+    let narrow = width.narrow();
     let job = &mut jobs[message.job];
     let tag = if OPEN {
-        load128(&job.tag)
+        load_block(&job.tag)
     } else {
         message.value
     };
-    let mut counter = Counter::<W, false>::new(width, counter_block(aesni, tag));
+    let mut counter = Counter::<W, false>::new(width, counter_block(narrow, tag));
     let mut buf: InOutBuf<'_, '_, u8> = (&mut *job.data).into();
     if OPEN {
         let lengths = length_block(job.aad.len(), buf.len());
@@ -360,7 +348,7 @@ fn finish<W: Width, const ROUNDS: usize, const OPEN: bool>(
             buf.reborrow(),
             lengths,
         );
-        let expected = store128(tag_of::<ROUNDS>(aesni, &message.encryption, s, &job.nonce));
+        let expected = store_block(tag_of::<ROUNDS>(narrow, &message.encryption, s, &job.nonce));
         let received = job.tag;
         job.authentic = open_or_wipe(buf, |_| check_tag(&expected, &received)).is_ok();
     } else {
@@ -374,7 +362,7 @@ fn finish<W: Width, const ROUNDS: usize, const OPEN: bool>(
 /// 41 interleaved runs; the compiler schedules and allocates registers differently in the
 /// larger function), and a batch must never be slower than the loop it replaces.
 #[inline(always)]
-fn run_one<W: Width, const OPEN: bool>(
+fn run_one<W: Tier, const OPEN: bool>(
     width: W,
     key_generating_key: &RoundKeys,
     job: &mut SivJob<'_>,
@@ -387,10 +375,11 @@ fn run_one<W: Width, const OPEN: bool>(
     let mut buf: InOutBuf<'_, '_, u8> = (&mut *job.data).into();
     if OPEN {
         let received = job.tag;
-        let expected = super::gcm_siv_open(width.tier(), &message, buf.reborrow(), &received);
+        let expected =
+            super::kernels::gcm_siv_open(width.token(), &message, buf.reborrow(), &received);
         job.authentic = open_or_wipe(buf, |_| check_tag(&expected, &received)).is_ok();
     } else {
-        job.tag = super::gcm_siv_seal(width.tier(), &message, buf);
+        job.tag = super::kernels::gcm_siv_seal(width.token(), &message, buf);
     }
 }
 
@@ -419,7 +408,7 @@ impl Groups {
         // Bucket n < limit holds the jobs of n + 1 hashed blocks, bucket `limit` the long
         // jobs. starts[b] counts bucket b's jobs, then becomes its first position.
         let bucket = |blocks: usize| (blocks - 1).min(limit);
-        let mut starts = [0; GROUP_BLOCKS + 1];
+        let mut starts = [0; MAX_BATCH_GROUP_BLOCKS + 1];
         for job in jobs {
             starts[bucket(hashed_blocks(job))] += 1;
         }
@@ -472,7 +461,7 @@ impl Groups {
 /// What a group kernel works on: the broadcast key-generating key, the jobs, the group's
 /// members (which jobs, and their hashed block counts), the scratch.
 type GroupArgs<'a, 'j, W> = (
-    &'a [<W as Width>::Reg; 15],
+    &'a [<W as Tier>::Reg; 15],
     &'a mut [SivJob<'j>],
     &'a [Member],
     &'a mut Scratch<W>,
@@ -480,11 +469,11 @@ type GroupArgs<'a, 'j, W> = (
 
 /// RFC 8452 Section 4 for a full group of short jobs, every step across the group.
 #[inline(always)]
-fn seal_group<W: Width, const ROUNDS: usize>(
+fn seal_group<W: Tier, const ROUNDS: usize>(
     width: W,
     (key_generating_key, jobs, group, scratch): GroupArgs<'_, '_, W>,
 ) {
-    let first_row = gather_rows::<W>(width.aesni(), jobs, group, &mut scratch.rows);
+    let first_row = gather_rows::<W>(width.narrow(), jobs, group, &mut scratch.rows);
     let (nonces, mut authentication, expansion) =
         record_keys::<W, ROUNDS>(width, key_generating_key, jobs, group, scratch);
     // The record keys' expansion (a latency chain) runs between POLYVAL's rows (bound by the
@@ -497,7 +486,7 @@ fn seal_group<W: Width, const ROUNDS: usize>(
     keystream_of::<W, ROUNDS>(width, scratch, &tags, text_blocks);
     for (lane, member) in group.iter().enumerate() {
         let job = &mut jobs[member.job];
-        job.tag = store128(width.block(tags[lane / W::BLOCKS], lane % W::BLOCKS));
+        job.tag = store_block(width.block(tags[lane / W::BLOCKS], lane % W::BLOCKS));
         xor_keystream(width, job.data, &scratch.keystream, lane);
     }
 }
@@ -505,11 +494,11 @@ fn seal_group<W: Width, const ROUNDS: usize>(
 /// RFC 8452 Section 5 for a full group of short jobs: counter mode from the received tags,
 /// POLYVAL over what it produced, and each job's tag checked on its own.
 #[inline(always)]
-fn open_group<W: Width, const ROUNDS: usize>(
+fn open_group<W: Tier, const ROUNDS: usize>(
     width: W,
     (key_generating_key, jobs, group, scratch): GroupArgs<'_, '_, W>,
 ) {
-    let received = per_register(width, |lane| load128(&jobs[group[lane].job].tag));
+    let received = per_register(width, |lane| load_block(&jobs[group[lane].job].tag));
     let (nonces, mut authentication, mut expansion) =
         record_keys::<W, ROUNDS>(width, key_generating_key, jobs, group, scratch);
     expansion.run(width, &mut scratch.encryption, ROUNDS);
@@ -518,14 +507,14 @@ fn open_group<W: Width, const ROUNDS: usize>(
     for (lane, member) in group.iter().enumerate() {
         xor_keystream(width, jobs[member.job].data, &scratch.keystream, lane);
     }
-    let first_row = gather_rows::<W>(width.aesni(), jobs, group, &mut scratch.rows);
+    let first_row = gather_rows::<W>(width.narrow(), jobs, group, &mut scratch.rows);
     let s = polyval_rows(width, &authentication, scratch, first_row, expansion);
     authentication.zeroize();
     scratch.clear_rows(first_row, group.len());
     let expected = tags_of::<W, ROUNDS>(width, &scratch.encryption, s, &nonces);
     for (lane, member) in group.iter().enumerate() {
         let job = &mut jobs[member.job];
-        let expected = store128(width.block(expected[lane / W::BLOCKS], lane % W::BLOCKS));
+        let expected = store_block(width.block(expected[lane / W::BLOCKS], lane % W::BLOCKS));
         let received = job.tag;
         let verdict = open_or_wipe((&mut *job.data).into(), |_| check_tag(&expected, &received));
         job.authentic = verdict.is_ok();
@@ -534,7 +523,7 @@ fn open_group<W: Width, const ROUNDS: usize>(
 
 /// The group's registers, lane `g * W::BLOCKS + i` in block i of register g.
 #[inline(always)]
-fn per_register<W: Width>(width: W, lane: impl Fn(usize) -> __m128i) -> [W::Reg; GROUP] {
+fn per_register<W: Tier>(width: W, lane: impl Fn(usize) -> Block) -> [W::Reg; GROUP] {
     let mut registers = [width.zero(); GROUP];
     for (g, register) in registers.iter_mut().enumerate() {
         *register = width.gather(|i| lane(g * W::BLOCKS + i));
@@ -547,7 +536,7 @@ fn per_register<W: Width>(width: W, lane: impl Fn(usize) -> __m128i) -> [W::Reg;
 /// scratch as their first round keys and returns the nonces (as blocks), the authentication
 /// keys and the expansion still to run.
 #[inline(always)]
-fn record_keys<W: Width, const ROUNDS: usize>(
+fn record_keys<W: Tier, const ROUNDS: usize>(
     width: W,
     key_generating_key: &[W::Reg; 15],
     jobs: &[SivJob<'_>],
@@ -593,7 +582,7 @@ struct Expansion<const ROUNDS: usize> {
 impl<const ROUNDS: usize> Expansion<ROUNDS> {
     /// Expands the next `steps` round keys of every lane, or as many as remain.
     #[inline(always)]
-    fn run<W: Width>(&mut self, width: W, keys: &mut [[W::Reg; 15]; GROUP], steps: usize) {
+    fn run<W: Tier>(&mut self, width: W, keys: &mut [[W::Reg; 15]; GROUP], steps: usize) {
         let end = (self.next + steps).min(ROUNDS + 1);
         for index in self.next..end {
             round_key(width, ROUNDS == 14, index, keys);
@@ -611,8 +600,8 @@ impl<const ROUNDS: usize> Expansion<ROUNDS> {
 /// Each lane's blocks of padded AAD, padded text and length block, right-aligned in `rows`;
 /// returns the first row any lane uses. Rows before a lane's first are left zero.
 #[inline(always)]
-fn gather_rows<W: Width>(
-    aesni: Aesni,
+fn gather_rows<W: Tier>(
+    narrow: Narrow,
     jobs: &[SivJob<'_>],
     group: &[Member],
     rows: &mut [Row],
@@ -627,12 +616,12 @@ fn gather_rows<W: Width>(
         for part in [job.aad, &*job.data] {
             let (whole, partial) = part.as_chunks::<16>();
             for (block, target) in whole.iter().zip(&mut targets) {
-                *target = load128(block);
+                *target = load_block(block);
             }
             if !partial.is_empty()
                 && let Some(target) = targets.next()
             {
-                *target = load_last_partial(aesni, part);
+                *target = load_last_partial(narrow, part);
             }
         }
         if let Some(target) = targets.next() {
@@ -659,7 +648,7 @@ const AGGREGATED_ROWS: usize = 4;
 /// after a row at a time for the rows that do not divide evenly. The rest of the `expansion`
 /// is spread over the steps, the same number of round keys after each.
 #[inline(always)]
-fn polyval_rows<W: Width, const ROUNDS: usize>(
+fn polyval_rows<W: Tier, const ROUNDS: usize>(
     width: W,
     h: &[W::Reg; GROUP],
     scratch: &mut Scratch<W>,
@@ -728,7 +717,7 @@ fn polyval_rows<W: Width, const ROUNDS: usize>(
 
 /// One step of Horner's rule for each register: S = (S + X) * H.
 #[inline(always)]
-fn horner_row<W: Width>(
+fn horner_row<W: Tier>(
     width: W,
     s: &mut [W::Reg; GROUP],
     row: &Row,
@@ -744,7 +733,7 @@ fn horner_row<W: Width>(
 
 /// Section 4: tag = AES(record encryption key, (S xor nonce) with the top bit cleared).
 #[inline(always)]
-fn tags_of<W: Width, const ROUNDS: usize>(
+fn tags_of<W: Tier, const ROUNDS: usize>(
     width: W,
     keys: &[[W::Reg; 15]; GROUP],
     s: [W::Reg; GROUP],
@@ -781,7 +770,7 @@ fn text_blocks(jobs: &[SivJob<'_>], group: &[Member]) -> usize {
 /// `llvm-mca` (74 cycles against 25 now per 40 AES instructions), and 3.6 % (64-byte
 /// messages) to 7.6 % (300 bytes) more instructions in all.
 #[inline(always)]
-fn keystream_of<W: Width, const ROUNDS: usize>(
+fn keystream_of<W: Tier, const ROUNDS: usize>(
     width: W,
     scratch: &mut Scratch<W>,
     tags: &[W::Reg; GROUP],
@@ -806,10 +795,10 @@ fn keystream_of<W: Width, const ROUNDS: usize>(
 
 /// Encrypts one register per group register, each with its own lanes' round keys, round by
 /// round across the group in program order: four independent chains. No
-/// [`round_boundary`](crate::aes::x86::round_boundary) is needed to keep four states
+/// [`round_boundary`](crate::aes::kernels::round_boundary) is needed to keep four states
 /// together, and the keystream's rows overlap one another in the out-of-order window.
 #[inline(always)]
-fn encrypt_each<W: Width, const ROUNDS: usize>(
+fn encrypt_each<W: Tier, const ROUNDS: usize>(
     width: W,
     keys: &[[W::Reg; 15]; GROUP],
     blocks: &mut [W::Reg; GROUP],
@@ -829,8 +818,8 @@ fn encrypt_each<W: Width, const ROUNDS: usize>(
 
 /// XORs lane `lane`'s keystream into `data` (at most one block per keystream row).
 #[inline(always)]
-fn xor_keystream<W: Width>(width: W, data: &mut [u8], keystream: &[KeystreamRow<W>], lane: usize) {
-    let aesni = width.aesni();
+fn xor_keystream<W: Tier>(width: W, data: &mut [u8], keystream: &[KeystreamRow<W>], lane: usize) {
+    let narrow = width.narrow();
     let (g, i) = (lane / W::BLOCKS, lane % W::BLOCKS);
     // A short keystream would leave plaintext in place: never silently.
     assert!(
@@ -840,11 +829,11 @@ fn xor_keystream<W: Width>(width: W, data: &mut [u8], keystream: &[KeystreamRow<
     let (whole, partial) = data.as_chunks_mut::<16>();
     let (whole_count, has_partial) = (whole.len(), !partial.is_empty());
     for (block, row) in whole.iter_mut().zip(keystream) {
-        *block = store128(aesni.xor(load128(block), width.block(row[g], i)));
+        *block = store_block(narrow.xor(load_block(block), width.block(row[g], i)));
     }
     if has_partial {
         let row = &keystream[whole_count];
-        let block = load_last_partial(aesni, data);
-        store_last_partial(aesni, aesni.xor(block, width.block(row[g], i)), data);
+        let block = load_last_partial(narrow, data);
+        store_last_partial(narrow, narrow.xor(block, width.block(row[g], i)), data);
     }
 }

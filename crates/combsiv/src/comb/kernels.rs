@@ -1,9 +1,6 @@
-//! Lane kernels on the x86 tiers, written once over the register width ([`Width`]) and
-//! instantiated for AES-NI (XMM: one lane per register) and VAES (YMM: two lanes per
-//! register, each 128-bit half with its own state and round keys).
-//!
-//! CPU predicate: the token of each instantiation ([`per_width!`]); every `#[target_feature]`
-//! function enables exactly its token's features.
+//! Lane kernels on the vector tiers, written once over [`Tier`] and instantiated per tier by
+//! [`per_tier!`]: one lane per block of a register (AES-NI: one per XMM register; VAES: two
+//! per YMM register, each 128-bit half with its own state and round keys).
 //!
 //! Design: a chained mode's block i+1 needs block i's AES output, so one lane issues an AESENC
 //! every 4 cycles (its latency). Interleaving the rounds of independent lanes keeps the AES
@@ -32,15 +29,15 @@
 
 #![allow(
     unsafe_code,
-    reason = "x86 intrinsics; each unsafe block says why it is sound"
+    reason = "raw pointers to the lanes' windows (see `group_kernel`); each unsafe block says why it is sound"
 )]
 
 use zeroize::Zeroize;
 
 use super::lanes::{Blocks, Chain, Lane};
 use crate::aes::BlockCipher;
-use crate::aes::x86::{Schedule, broadcast, swap_last_word};
-use crate::cpu::x86::{STRIDE, Tier, Width, load128, per_width, store128};
+use crate::aes::kernels::{Schedule, broadcast, swap_last_word};
+use crate::cpu::{MAX_BLOCKS, STRIDE, Tier, TierToken, load_block, per_tier, store_block};
 
 const CBC_ENCRYPT: u8 = 0;
 const CFB_ENCRYPT: u8 = 1;
@@ -48,67 +45,31 @@ const OFB: u8 = 2;
 const CBC_MAC: u8 = 3;
 const CCM_SEAL: u8 = 4;
 
-/// The most lanes one kernel call runs: [`STRIDE`] registers of two lanes on VAES.
-pub(crate) const MAX_KERNEL_LANES: usize = 2 * STRIDE;
+/// The most lanes one kernel call runs on any tier: one per block of a stride of the widest.
+pub(crate) const MAX_KERNEL_LANES: usize = STRIDE * MAX_BLOCKS;
 
-/// Runs the next `count` blocks of `lanes` (each with at least `count` blocks left) through
-/// the lane kernels if they are all x86 keys of one key size, as many calls as the tier's
-/// registers need; returns false otherwise, touching nothing. Does not move the positions.
-pub(crate) fn advance(chain: Chain, lanes: &mut [Lane<'_>], count: usize) -> bool {
-    let Some((tier, rounds)) = x86_kind(lanes) else {
-        return false;
-    };
-    for group in lanes.chunks_mut(lanes_per_call(tier)) {
-        run(tier, rounds, chain, group, Some(count));
-    }
-    true
+per_tier! {
+    /// Lanes one kernel call runs on the tier.
+    pub(crate) fn lanes_per_call() -> usize = comb_lanes;
 }
 
-/// Runs every lane of a comb group to its end in one kernel call, if the lanes are x86 keys
-/// of one key size and fit one call: the group's windows (see `schedule.rs`) then cost one
-/// call, one packing of the round keys and one load of the states instead of one of each
-/// per window. Returns false otherwise, touching nothing. Does not move the positions. The
-/// lanes must be in order of decreasing remaining length.
-pub(crate) fn finish(chain: Chain, lanes: &mut [Lane<'_>]) -> bool {
-    let Some((tier, rounds)) = x86_kind(lanes) else {
-        return false;
-    };
-    if lanes.len() > lanes_per_call(tier) {
-        return false;
-    }
-    run(tier, rounds, chain, lanes, None);
-    true
+fn comb_lanes<W: Tier>(_: W) -> usize {
+    W::COMB_LANES
 }
 
-fn lanes_per_call(tier: Tier) -> usize {
-    match tier {
-        Tier::Aesni(_) => STRIDE,
-        Tier::Vaes(_) => 2 * STRIDE,
-    }
-}
-
-/// The tier of the first lane's key and the round count, if every lane is an x86 key with
-/// that round count. Any x86 lane's token proves what the whole group runs on. Compares the
-/// kinds the lanes computed when they were made (backend and key size), not their keys: on
-/// 64-byte messages, reading every lane's key here showed in profiles.
-fn x86_kind(lanes: &[Lane<'_>]) -> Option<(Tier, usize)> {
-    let first = lanes.first()?;
-    let BlockCipher::X86(keys, tier) = first.cipher else {
-        return None;
-    };
-    let kind = first.kind();
-    lanes
-        .iter()
-        .all(|lane| lane.kind() == kind)
-        .then_some((*tier, keys.rounds()))
-}
-
-/// One kernel call over at most [`MAX_KERNEL_LANES`] lanes: the next `count` blocks of each,
-/// or with `None` all of each lane's remaining blocks.
-fn run(tier: Tier, rounds: usize, chain: Chain, lanes: &mut [Lane<'_>], count: Option<usize>) {
+/// One kernel call over at most [`lanes_per_call`] lanes of `tier`'s keys with `rounds`
+/// rounds: the next `count` blocks of each, or with `None` all of each lane's remaining
+/// blocks. Does not move the positions.
+pub(crate) fn run(
+    tier: TierToken,
+    rounds: usize,
+    chain: Chain,
+    lanes: &mut [Lane<'_>],
+    count: Option<usize>,
+) {
     let n = lanes.len();
-    let Some(BlockCipher::X86(first, _)) = lanes.first().map(|lane| lane.cipher) else {
-        unreachable!("x86_kind checked that every lane holds x86 round keys");
+    let Some(BlockCipher::Vector(first, _)) = lanes.first().map(|lane| lane.cipher) else {
+        unreachable!("the caller checked that every lane holds a key of `tier`");
     };
     let mut schedules = [first.schedule(); MAX_KERNEL_LANES];
     // States as integers: wiping them is 16 volatile stores, not 256.
@@ -122,8 +83,8 @@ fn run(tier: Tier, rounds: usize, chain: Chain, lanes: &mut [Lane<'_>], count: O
         .zip(&mut windows)
         .zip(lanes.iter_mut())
     {
-        let BlockCipher::X86(keys, _) = lane.cipher else {
-            unreachable!("x86_kind checked that every lane holds x86 round keys");
+        let BlockCipher::Vector(keys, _) = lane.cipher else {
+            unreachable!("the caller checked that every lane holds a key of `tier`");
         };
         *schedule = keys.schedule();
         *state = u128::from_le_bytes(lane.state());
@@ -172,14 +133,14 @@ struct Group<'s, 'b> {
     blocks: &'s mut [Blocks<'b>],
 }
 
-per_width! {
+per_tier! {
     /// Advances every lane of `job` to the end of its window.
     fn lane_kernel<const MODE: u8, const SHARED_KEY: bool>(job: Group<'_, '_>) = group_kernel;
 }
 
 /// A group's chaining states and CCM's counters in flight, one register per lane pair (VAES)
 /// or lane (AES-NI).
-struct States<W: Width> {
+struct States<W: Tier> {
     x: [W::Reg; STRIDE],
     counter: [W::Reg; STRIDE],
     /// CCM's last keystream blocks, kept only to be wiped.
@@ -194,7 +155,7 @@ struct States<W: Width> {
 /// lane has ended runs its first lane in both halves (the duplicate computes the same values
 /// and stores them to the same place).
 #[inline(always)]
-fn group_kernel<W: Width, const MODE: u8, const SHARED_KEY: bool>(width: W, job: Group<'_, '_>) {
+fn group_kernel<W: Tier, const MODE: u8, const SHARED_KEY: bool>(width: W, job: Group<'_, '_>) {
     let Group {
         schedules,
         rounds,
@@ -258,11 +219,11 @@ fn group_kernel<W: Width, const MODE: u8, const SHARED_KEY: bool>(width: W, job:
         if !SHARED_KEY {
             pack_keys(&mut keys, n, r);
         }
-        regs.x[r] = width.gather(|i| load128(&lane_states[lane(n, r, i)].to_le_bytes()));
+        regs.x[r] = width.gather(|i| load_block(&lane_states[lane(n, r, i)].to_le_bytes()));
         if MODE == CCM_SEAL {
             // Each lane's counter with its last word byte-swapped, so that one vector add
             // steps every lane.
-            let native = width.gather(|i| load128(&lane_counters[lane(n, r, i)].to_le_bytes()));
+            let native = width.gather(|i| load_block(&lane_counters[lane(n, r, i)].to_le_bytes()));
             regs.counter[r] = swap_last_word(width, native);
         }
     }
@@ -271,8 +232,8 @@ fn group_kernel<W: Width, const MODE: u8, const SHARED_KEY: bool>(width: W, job:
         let end = ends[active - 1];
         let in_flight = active.div_ceil(W::BLOCKS);
         if end > done {
-            let windows: [[*mut [u8; 16]; 2]; STRIDE] =
-                core::array::from_fn(|r| [base[lane(active, r, 0)], base[lane(active, r, 1)]]);
+            let windows: [[*mut [u8; 16]; MAX_BLOCKS]; STRIDE] =
+                core::array::from_fn(|r| core::array::from_fn(|i| base[lane(active, r, i)]));
             let keys: &[[W::Reg; 15]] = if SHARED_KEY {
                 core::slice::from_ref(&shared_keys)
             } else {
@@ -301,10 +262,11 @@ fn group_kernel<W: Width, const MODE: u8, const SHARED_KEY: bool>(width: W, job:
         // The lanes that end here leave the group with their states.
         while active > 0 && ends[active - 1] == done {
             let (r, i) = ((active - 1) / W::BLOCKS, (active - 1) % W::BLOCKS);
-            lane_states[active - 1] = u128::from_le_bytes(store128(width.block(regs.x[r], i)));
+            lane_states[active - 1] = u128::from_le_bytes(store_block(width.block(regs.x[r], i)));
             if MODE == CCM_SEAL {
                 let native = swap_last_word(width, regs.counter[r]);
-                lane_counters[active - 1] = u128::from_le_bytes(store128(width.block(native, i)));
+                lane_counters[active - 1] =
+                    u128::from_le_bytes(store_block(width.block(native, i)));
             }
             active -= 1;
         }
@@ -332,17 +294,17 @@ fn group_kernel<W: Width, const MODE: u8, const SHARED_KEY: bool>(width: W, job:
 }
 
 /// One window: blocks `from..to` of the lanes that `windows` points at.
-struct Steps<'k, W: Width> {
+struct Steps<'k, W: Tier> {
     width: W,
     rounds: usize,
     /// One schedule for every register (shared key) or one per register.
     keys: &'k [[W::Reg; 15]],
-    windows: [[*mut [u8; 16]; 2]; STRIDE],
+    windows: [[*mut [u8; 16]; MAX_BLOCKS]; STRIDE],
     from: usize,
     to: usize,
 }
 
-impl<W: Width> Steps<'_, W> {
+impl<W: Tier> Steps<'_, W> {
     /// The window's loop over `REGS` registers of lanes; states and counters stay in
     /// registers across blocks, the round keys are memory operands.
     #[inline(always)]
@@ -364,7 +326,7 @@ impl<W: Width> Steps<'_, W> {
                 // SAFETY: `windows[r][i]` points to the window of a lane still running, whose
                 // length is at least `to` (windows in decreasing order, asserted by the
                 // kernel), no reference is used for it during the loop, and j < to.
-                load128(unsafe { &*windows[r][i].add(j) })
+                load_block(unsafe { &*windows[r][i].add(j) })
             })
         };
         let store = |r: usize, j: usize, out: W::Reg| {
@@ -372,7 +334,7 @@ impl<W: Width> Steps<'_, W> {
                 // SAFETY: as for `load`, and only windows in place are stored to (the modes
                 // that store never get read-only windows, asserted by the kernel); both halves
                 // of a duplicated lane store the same value.
-                unsafe { *windows[r][i].add(j) = store128(width.block(out, i)) };
+                unsafe { *windows[r][i].add(j) = store_block(width.block(out, i)) };
             }
         };
         let key = |r: usize, round: usize| {
@@ -391,7 +353,7 @@ impl<W: Width> Steps<'_, W> {
                 counter[r] = regs.counter[r];
             }
         }
-        let one = width.broadcast(load128(&(1u128 << 96).to_le_bytes()));
+        let one = width.broadcast(load_block(&(1u128 << 96).to_le_bytes()));
         let mut keystream = [width.zero(); REGS];
         for j in from..to {
             for r in 0..REGS {

@@ -1,8 +1,6 @@
-//! Fused AEAD kernels on the x86 tiers, written once over the register width ([`Width`]) and
-//! instantiated for AES-NI (XMM, one block per register) and VAES (YMM, two).
-//!
-//! CPU predicate: the token of each instantiation ([`per_width!`]); every `#[target_feature]`
-//! function enables exactly its token's features. Field math: `field/mod.rs`.
+//! Fused AEAD kernels on the vector tiers, written once over [`Tier`] and instantiated per
+//! tier by [`per_tier!`] (on x86: AES-NI, one block per XMM register, and VAES, two per YMM
+//! register). Field math: `field/mod.rs`.
 //!
 //! Design, with the numbers behind it (Zen 3, from `llvm-mca -mcpu=znver3` and checked on the
 //! hardware: `vaesenc ymm` 0.5 cycles per instruction, latency 4; `vpclmulqdq ymm` 2 cycles,
@@ -21,7 +19,7 @@
 //!   order* (one register's multiplies after each AES round). On Cascade Lake, issuing them
 //!   back to back measured as no overlap at all (CTR 0.51 + POLYVAL 0.25 = fused 0.75 c/B,
 //!   interleaved 0.65): the AESENCs fill the scheduler and the multiplies cannot start.
-//!   GCM-SIV's open and GCM's seal hash their own output, [`Width::HASH_LAG`] strides behind
+//!   GCM-SIV's open and GCM's seal hash their own output, [`Tier::HASH_LAG`] strides behind
 //!   the counter mode (re-read from L1); GCM's open hashes its input, fetched once into
 //!   registers that both the hash and the XOR read, so that ciphertext another thread
 //!   changes meanwhile cannot be decrypted without being hashed.
@@ -31,30 +29,20 @@
 //!   or less gains nothing from wide registers, whose broadcasts and cross-lane folds only
 //!   add latency.
 
-#![allow(
-    unsafe_code,
-    reason = "x86 intrinsics; each unsafe block says why it is sound"
-)]
-
-use core::arch::x86_64::*;
-
 use aead::inout::InOutBuf;
 use zeroize::Zeroize;
 
-#[cfg(feature = "alloc")]
-mod batch;
-
-#[cfg(feature = "alloc")]
-use self::batch::{open_jobs, seal_jobs};
 use super::Hashed;
-use crate::aes::x86::{
+#[cfg(feature = "alloc")]
+use super::batch::{open_jobs, seal_jobs};
+use crate::aes::kernels::{
     Counter, RoundKeys, Schedule, TailInput, apply_keystream, apply_keystream_rounds, broadcast,
     encrypt, expand_key, load_stride, store_xor_stride, stride, stride_bytes, xor_stride, xor_tail,
 };
-use crate::cpu::x86::{
-    Aesni, STRIDE, Width, block_from, load_last_partial, load128, per_width, store128,
+use crate::cpu::{
+    Block, Narrow, STRIDE, Tier, block_from, load_block, load_last_partial, per_tier, store_block,
 };
-use crate::field::x86::{
+use crate::field::kernels::{
     Key as PolyvalKey, Sums, absorb_each, absorb_padded, absorb_stride, accumulate, dot,
     fill_powers, finish, hashed_register, mul, reduce, square,
 };
@@ -66,14 +54,26 @@ pub(crate) struct SivMessage<'a> {
     pub(crate) aad: &'a [u8],
 }
 
-impl SivMessage<'_> {
+impl<'a> SivMessage<'a> {
+    pub(crate) fn new(
+        key_generating_key: &'a RoundKeys,
+        nonce: &'a [u8; 12],
+        aad: &'a [u8],
+    ) -> Self {
+        SivMessage {
+            key_generating_key,
+            nonce,
+            aad,
+        }
+    }
+
     /// Blocks POLYVAL reads: the padded AAD and plaintext, and the length block.
     fn hashed_blocks(&self, plaintext_len: usize) -> usize {
         self.aad.len().div_ceil(16) + plaintext_len.div_ceil(16) + 1
     }
 }
 
-per_width! {
+per_tier! {
     /// RFC 8452 Section 4, a whole seal in one function: key derivation, the POLYVAL table,
     /// POLYVAL over AAD, plaintext and length block, the tag, and CTR, with no intermediate
     /// state leaving registers or the stack frame.
@@ -83,7 +83,7 @@ per_width! {
     ) -> [u8; 16] = seal_whole;
 }
 
-per_width! {
+per_tier! {
     /// RFC 8452 Section 5, a whole open in one function: key derivation, CTR from the received
     /// tag fused with POLYVAL over the plaintext, and the tag the message should have. The
     /// caller compares it in constant time and wipes `buf` on a mismatch.
@@ -94,7 +94,7 @@ per_width! {
     ) -> [u8; 16] = open_whole;
 }
 
-per_width! {
+per_tier! {
     /// `seal_batch` in one function, one dispatch for the whole batch: short messages in
     /// lockstep groups, long ones software-pipelined across messages (`batch.rs`).
     #[cfg(feature = "alloc")]
@@ -104,7 +104,7 @@ per_width! {
     ) = seal_jobs;
 }
 
-per_width! {
+per_tier! {
     /// `open_batch` in one function, as [`gcm_siv_seal_jobs`]: each job's tag is
     /// checked in constant time and a job that fails is zeroed (through the one failure path
     /// every decryption takes) and marked not authentic.
@@ -116,26 +116,18 @@ per_width! {
 }
 
 /// Messages whose POLYVAL input (padded AAD, padded plaintext, length block) is at most
-/// [`SHORT_CHUNKS`] chunks of this many blocks take the short path: everything in 128-bit
-/// registers, no table, one reduction per chunk against the same eight powers.
-const SHORT_CHUNK: usize = <Aesni as Width>::POWERS;
+/// [`Tier::SIV_SHORT_CHUNKS`] chunks of this many blocks take the short path: everything in
+/// narrow registers, no table, one reduction per chunk against the same powers. Up to one
+/// chunk it waits only on its powers (a product tree of depth 3).
+const SHORT_CHUNK: usize = <Narrow as Tier>::POWERS;
 
-/// Up to one chunk the short path waits only on its powers (a product tree of depth 3); each
-/// further chunk costs one more multiplication and reduction in the chain. The table path,
-/// which longer messages take, waits on 16 powers stored and reloaded: on Zen 3 (minimum
-/// cycles per message) it sealed 128 bytes in 360 cycles against 217 for 112 bytes on the
-/// short path, where ring's AES-128-GCM takes about 218 for either; with two chunks 128
-/// bytes took 239, with three 256 bytes 331 instead of 404 and 368 bytes 439 instead of 480
-/// (VAES; AES-NI 324 to 256, 389 to 367, 482 to 466). Four chunks were not tried: the
-/// counter mode here runs at width 1, the table path's at full width.
-const SHORT_CHUNKS: usize = 3;
+/// The most chunks a tier may send down the short path: the instances below.
+const MAX_SHORT_CHUNKS: usize = 3;
 
-/// Whether GCM runs a message of `blocks` blocks at width 1 on any tier: one stride of XMM
-/// registers or less gains nothing from wide registers, whose broadcasts and cross-lane folds
-/// only add latency.
+/// Whether GCM runs a message of `blocks` blocks on the narrow tier.
 #[inline(always)]
-fn is_short<W: Width>(blocks: usize) -> bool {
-    W::BLOCKS > 1 && blocks <= <Aesni as Width>::POWERS
+fn is_short<W: Tier>(blocks: usize) -> bool {
+    blocks <= W::GCM_NARROW_BLOCKS
 }
 
 /// The chunks of [`SHORT_CHUNK`] blocks a message's POLYVAL input fills (at least one).
@@ -145,45 +137,49 @@ fn chunks_of(message: &SivMessage<'_>, plaintext_len: usize) -> usize {
 }
 
 #[inline(always)]
-fn seal_whole<W: Width>(width: W, message: &SivMessage<'_>, buf: InOutBuf<'_, '_, u8>) -> [u8; 16] {
-    const _: () = assert!(SHORT_CHUNKS == 3);
-    let aesni = width.aesni();
+fn seal_whole<W: Tier>(width: W, message: &SivMessage<'_>, buf: InOutBuf<'_, '_, u8>) -> [u8; 16] {
+    const { assert!(W::SIV_SHORT_CHUNKS <= MAX_SHORT_CHUNKS) };
+    let narrow = width.narrow();
     match (
         chunks_of(message, buf.len()),
         message.key_generating_key.rounds(),
     ) {
-        (1, 10) => seal_short::<10, 1>(aesni, message, buf),
-        (1, _) => seal_short::<14, 1>(aesni, message, buf),
-        (2, 10) => seal_short::<10, 2>(aesni, message, buf),
-        (2, _) => seal_short::<14, 2>(aesni, message, buf),
-        (3, 10) => seal_short::<10, 3>(aesni, message, buf),
-        (3, _) => seal_short::<14, 3>(aesni, message, buf),
-        (_, 10) => seal_rounds::<W, 10>(width, message, buf),
-        (_, _) => seal_rounds::<W, 14>(width, message, buf),
+        (chunks, 10) if chunks > W::SIV_SHORT_CHUNKS => seal_rounds::<W, 10>(width, message, buf),
+        (chunks, _) if chunks > W::SIV_SHORT_CHUNKS => seal_rounds::<W, 14>(width, message, buf),
+        (1, 10) => seal_short::<10, 1>(narrow, message, buf),
+        (1, _) => seal_short::<14, 1>(narrow, message, buf),
+        (2, 10) => seal_short::<10, 2>(narrow, message, buf),
+        (2, _) => seal_short::<14, 2>(narrow, message, buf),
+        (_, 10) => seal_short::<10, 3>(narrow, message, buf),
+        (_, _) => seal_short::<14, 3>(narrow, message, buf),
     }
 }
 
 #[inline(always)]
-fn open_whole<W: Width>(
+fn open_whole<W: Tier>(
     width: W,
     message: &SivMessage<'_>,
     buf: InOutBuf<'_, '_, u8>,
     received_tag: &[u8; 16],
 ) -> [u8; 16] {
-    const _: () = assert!(SHORT_CHUNKS == 3);
-    let aesni = width.aesni();
+    const { assert!(W::SIV_SHORT_CHUNKS <= MAX_SHORT_CHUNKS) };
+    let narrow = width.narrow();
     match (
         chunks_of(message, buf.len()),
         message.key_generating_key.rounds(),
     ) {
-        (1, 10) => open_short::<10, 1>(aesni, message, buf, received_tag),
-        (1, _) => open_short::<14, 1>(aesni, message, buf, received_tag),
-        (2, 10) => open_short::<10, 2>(aesni, message, buf, received_tag),
-        (2, _) => open_short::<14, 2>(aesni, message, buf, received_tag),
-        (3, 10) => open_short::<10, 3>(aesni, message, buf, received_tag),
-        (3, _) => open_short::<14, 3>(aesni, message, buf, received_tag),
-        (_, 10) => open_rounds::<W, 10>(width, message, buf, received_tag),
-        (_, _) => open_rounds::<W, 14>(width, message, buf, received_tag),
+        (chunks, 10) if chunks > W::SIV_SHORT_CHUNKS => {
+            open_rounds::<W, 10>(width, message, buf, received_tag)
+        }
+        (chunks, _) if chunks > W::SIV_SHORT_CHUNKS => {
+            open_rounds::<W, 14>(width, message, buf, received_tag)
+        }
+        (1, 10) => open_short::<10, 1>(narrow, message, buf, received_tag),
+        (1, _) => open_short::<14, 1>(narrow, message, buf, received_tag),
+        (2, 10) => open_short::<10, 2>(narrow, message, buf, received_tag),
+        (2, _) => open_short::<14, 2>(narrow, message, buf, received_tag),
+        (_, 10) => open_short::<10, 3>(narrow, message, buf, received_tag),
+        (_, _) => open_short::<14, 3>(narrow, message, buf, received_tag),
     }
 }
 
@@ -195,37 +191,37 @@ fn open_whole<W: Width>(
 /// early.
 #[inline(always)]
 fn seal_short<const ROUNDS: usize, const CHUNKS: usize>(
-    aesni: Aesni,
+    narrow: Narrow,
     message: &SivMessage<'_>,
     buf: InOutBuf<'_, '_, u8>,
 ) -> [u8; 16] {
-    let keys = derive_record_keys::<ROUNDS>(aesni, message.key_generating_key, message.nonce);
-    let s = polyval_short::<CHUNKS>(aesni, keys.authentication, message.aad, buf.get_in());
-    let mut encryption = keys.expand(aesni);
-    let tag = tag_of::<ROUNDS>(aesni, &encryption, s, message.nonce);
-    let mut counter = Counter::<Aesni, false>::new(aesni, counter_block(aesni, tag));
-    short_keystream::<ROUNDS, CHUNKS>(aesni, &encryption, &mut counter, buf);
+    let keys = derive_record_keys::<ROUNDS>(narrow, message.key_generating_key, message.nonce);
+    let s = polyval_short::<CHUNKS>(narrow, keys.authentication, message.aad, buf.get_in());
+    let mut encryption = keys.expand(narrow);
+    let tag = tag_of::<ROUNDS>(narrow, &encryption, s, message.nonce);
+    let mut counter = Counter::<Narrow, false>::new(narrow, counter_block(narrow, tag));
+    short_keystream::<ROUNDS, CHUNKS>(narrow, &encryption, &mut counter, buf);
     encryption.zeroize();
-    store128(tag)
+    store_block(tag)
 }
 
 /// The short open: as [`seal_short`], with counter mode first and POLYVAL over its output.
 #[inline(always)]
 fn open_short<const ROUNDS: usize, const CHUNKS: usize>(
-    aesni: Aesni,
+    narrow: Narrow,
     message: &SivMessage<'_>,
     mut buf: InOutBuf<'_, '_, u8>,
     received_tag: &[u8; 16],
 ) -> [u8; 16] {
-    let keys = derive_record_keys::<ROUNDS>(aesni, message.key_generating_key, message.nonce);
-    let mut encryption = keys.expand(aesni);
-    let counter = counter_block(aesni, load128(received_tag));
-    let mut counter = Counter::<Aesni, false>::new(aesni, counter);
-    short_keystream::<ROUNDS, CHUNKS>(aesni, &encryption, &mut counter, buf.reborrow());
-    let s = polyval_short::<CHUNKS>(aesni, keys.authentication, message.aad, buf.get_out());
-    let tag = tag_of::<ROUNDS>(aesni, &encryption, s, message.nonce);
+    let keys = derive_record_keys::<ROUNDS>(narrow, message.key_generating_key, message.nonce);
+    let mut encryption = keys.expand(narrow);
+    let counter = counter_block(narrow, load_block(received_tag));
+    let mut counter = Counter::<Narrow, false>::new(narrow, counter);
+    short_keystream::<ROUNDS, CHUNKS>(narrow, &encryption, &mut counter, buf.reborrow());
+    let s = polyval_short::<CHUNKS>(narrow, keys.authentication, message.aad, buf.get_out());
+    let tag = tag_of::<ROUNDS>(narrow, &encryption, s, message.nonce);
     encryption.zeroize();
-    store128(tag)
+    store_block(tag)
 }
 
 /// Counter mode over a short message's text: less than one stride in one chunk, so one
@@ -234,15 +230,15 @@ fn open_short<const ROUNDS: usize, const CHUNKS: usize>(
 /// one stride more per further chunk.
 #[inline(always)]
 fn short_keystream<const ROUNDS: usize, const CHUNKS: usize>(
-    aesni: Aesni,
+    narrow: Narrow,
     encryption: &Schedule,
-    counter: &mut Counter<Aesni, false>,
+    counter: &mut Counter<Narrow, false>,
     buf: InOutBuf<'_, '_, u8>,
 ) {
     if CHUNKS == 1 {
-        xor_tail::<Aesni, false, ROUNDS>(aesni, encryption, counter, buf, (0, TailInput::Buffer));
+        xor_tail::<Narrow, false, ROUNDS>(narrow, encryption, counter, buf, (0, TailInput::Buffer));
     } else {
-        apply_keystream::<Aesni, false, ROUNDS>(aesni, encryption, counter, buf);
+        apply_keystream::<Narrow, false, ROUNDS>(narrow, encryption, counter, buf);
     }
 }
 
@@ -255,44 +251,39 @@ fn short_keystream<const ROUNDS: usize, const CHUNKS: usize>(
 /// through a small array (16-byte stores and loads, which store forwarding serves) because
 /// their positions depend on the lengths.
 #[inline(always)]
-fn polyval_short<const CHUNKS: usize>(
-    aesni: Aesni,
-    h: __m128i,
-    aad: &[u8],
-    text: &[u8],
-) -> __m128i {
+fn polyval_short<const CHUNKS: usize>(narrow: Narrow, h: Block, aad: &[u8], text: &[u8]) -> Block {
     const POWERS: usize = SHORT_CHUNK;
     let n = aad.len().div_ceil(16) + text.len().div_ceil(16) + 1;
     let capacity = CHUNKS * POWERS;
     // Block i is multiplied by H^(n - i); blocks[capacity - n..] hold the input.
-    let mut chunks = [[aesni.zero(); POWERS]; CHUNKS];
+    let mut chunks = [[narrow.zero(); POWERS]; CHUNKS];
     let blocks = chunks.as_flattened_mut();
     let mut next = capacity - n;
     for part in [aad, text] {
         let (whole, partial) = part.as_chunks::<16>();
         for block in whole {
-            blocks[next] = load128(block);
+            blocks[next] = load_block(block);
             next += 1;
         }
         if !partial.is_empty() {
-            blocks[next] = load_last_partial(aesni, part);
+            blocks[next] = load_last_partial(narrow, part);
             next += 1;
         }
     }
     blocks[next] = length_block(aad.len(), text.len());
     let mut powers = [h; POWERS];
     if n > 1 {
-        powers[1] = square(aesni, h);
+        powers[1] = square(narrow, h);
     }
     if n > 2 {
-        powers[2] = dot(aesni, powers[1], h);
+        powers[2] = dot(narrow, powers[1], h);
     }
     if n > 3 {
-        powers[3] = square(aesni, powers[1]);
+        powers[3] = square(narrow, powers[1]);
     }
     for i in 4..POWERS {
         if n > i {
-            powers[i] = dot(aesni, powers[3], powers[i - 4]);
+            powers[i] = dot(narrow, powers[3], powers[i - 4]);
         }
     }
     // Horner's rule over the chunks, one reduction each: S = S * H^8 + the chunk's blocks
@@ -301,27 +292,27 @@ fn polyval_short<const CHUNKS: usize>(
     // about 57 more instructions.)
     let empty = capacity - n;
     let mut s = None;
-    let mut sums = [aesni.zero(); 3];
+    let mut sums = [narrow.zero(); 3];
     if let Some((last, before)) = chunks.split_last() {
         for (c, chunk) in before.iter().enumerate() {
             let first = empty.saturating_sub(c * POWERS);
             if first < POWERS {
-                let mut chunk_sums = [aesni.zero(); 3];
-                add_products(aesni, &mut chunk_sums, chunk, (&powers, first));
+                let mut chunk_sums = [narrow.zero(); 3];
+                add_products(narrow, &mut chunk_sums, chunk, (&powers, first));
                 if let Some(s) = s {
-                    add_product(aesni, &mut chunk_sums, s, powers[POWERS - 1]);
+                    add_product(narrow, &mut chunk_sums, s, powers[POWERS - 1]);
                 }
-                s = Some(reduce(aesni, chunk_sums));
+                s = Some(reduce(narrow, chunk_sums));
             }
         }
         let first = empty.saturating_sub(before.len() * POWERS);
-        add_products(aesni, &mut sums, last, (&powers, first));
+        add_products(narrow, &mut sums, last, (&powers, first));
         if let Some(s) = s {
-            add_product(aesni, &mut sums, s, powers[POWERS - 1]);
+            add_product(narrow, &mut sums, s, powers[POWERS - 1]);
         }
     }
     chunks.zeroize();
-    reduce(aesni, sums)
+    reduce(narrow, sums)
 }
 
 /// Adds `blocks[i] * H^(8 - i)` to `sums` for the blocks from `first` on, H^k being
@@ -330,31 +321,31 @@ fn polyval_short<const CHUNKS: usize>(
 /// the kernel's target features.)
 #[inline(always)]
 fn add_products<const POWERS: usize>(
-    aesni: Aesni,
-    sums: &mut [__m128i; 3],
-    blocks: &[__m128i; POWERS],
-    (powers, first): (&[__m128i; POWERS], usize),
+    narrow: Narrow,
+    sums: &mut [Block; 3],
+    blocks: &[Block; POWERS],
+    (powers, first): (&[Block; POWERS], usize),
 ) {
     for (i, &block) in blocks.iter().enumerate() {
         if i >= first {
-            add_product(aesni, sums, block, powers[POWERS - 1 - i]);
+            add_product(narrow, sums, block, powers[POWERS - 1 - i]);
         }
     }
 }
 
 /// Adds the unreduced product `a * b` to `sums`.
 #[inline(always)]
-fn add_product(aesni: Aesni, sums: &mut [__m128i; 3], a: __m128i, b: __m128i) {
-    for (sum, part) in sums.iter_mut().zip(mul(aesni, a, b)) {
-        *sum = aesni.xor(*sum, part);
+fn add_product(narrow: Narrow, sums: &mut [Block; 3], a: Block, b: Block) {
+    for (sum, part) in sums.iter_mut().zip(mul(narrow, a, b)) {
+        *sum = narrow.xor(*sum, part);
     }
 }
 
 /// RFC 8452 Section 4's record keys as values: the authentication key, and the encryption
 /// key before expansion (its second half for AES-256).
 struct RecordKeys {
-    authentication: __m128i,
-    encryption: (__m128i, Option<__m128i>),
+    authentication: Block,
+    encryption: (Block, Option<Block>),
 }
 
 /// The record keys are per-message secrets: what of them the compiler put on the stack is
@@ -372,8 +363,8 @@ impl Drop for RecordKeys {
 impl RecordKeys {
     /// The expanded record encryption key.
     #[inline(always)]
-    fn expand(&self, aesni: Aesni) -> Schedule {
-        expand_key(aesni, self.encryption.0, self.encryption.1)
+    fn expand(&self, narrow: Narrow) -> Schedule {
+        expand_key(narrow, self.encryption.0, self.encryption.1)
     }
 }
 
@@ -382,7 +373,7 @@ impl RecordKeys {
 /// as one batch.
 #[inline(always)]
 fn derive_record_keys<const ROUNDS: usize>(
-    aesni: Aesni,
+    narrow: Narrow,
     key_generating_key: &RoundKeys,
     nonce: &[u8; 12],
 ) -> RecordKeys {
@@ -390,11 +381,11 @@ fn derive_record_keys<const ROUNDS: usize>(
     let nonce = nonce_value(nonce) << 32;
     let block = |i: u128| block_from(nonce | i);
     // The first eight bytes of blocks 2i and 2i+1 form one 16-byte key part.
-    let halves = |a: __m128i, b: __m128i| aesni.low_halves(a, b);
+    let halves = |a: Block, b: Block| narrow.low_halves(a, b);
     let keys = key_generating_key.schedule();
     if ROUNDS == 14 {
         let mut blocks = [block(0), block(1), block(2), block(3), block(4), block(5)];
-        encrypt(aesni, keys, ROUNDS, &mut blocks);
+        encrypt(narrow, keys, ROUNDS, &mut blocks);
         RecordKeys {
             authentication: halves(blocks[0], blocks[1]),
             encryption: (
@@ -404,7 +395,7 @@ fn derive_record_keys<const ROUNDS: usize>(
         }
     } else {
         let mut blocks = [block(0), block(1), block(2), block(3)];
-        encrypt(aesni, keys, ROUNDS, &mut blocks);
+        encrypt(narrow, keys, ROUNDS, &mut blocks);
         RecordKeys {
             authentication: halves(blocks[0], blocks[1]),
             encryption: (halves(blocks[2], blocks[3]), None),
@@ -420,15 +411,15 @@ fn derive_record_keys<const ROUNDS: usize>(
 /// encryption key's derivation and expansion to where the tag needs them, after the whole hash
 /// pass, and their ~140 cycles of latency (AES-256) follow it instead of overlapping it.
 #[inline(always)]
-fn record_keys_and_aad<W: Width, const ROUNDS: usize>(
+pub(crate) fn record_keys_and_aad<W: Tier, const ROUNDS: usize>(
     width: W,
     message: &SivMessage<'_>,
     plaintext_len: usize,
     (hash_key, wide_keys): (&mut PolyvalKey, &mut [W::Reg; 15]),
-) -> (Schedule, __m128i) {
+) -> (Schedule, Block) {
     let keys =
-        derive_record_keys::<ROUNDS>(width.aesni(), message.key_generating_key, message.nonce);
-    let encryption = keys.expand(width.aesni());
+        derive_record_keys::<ROUNDS>(width.narrow(), message.key_generating_key, message.nonce);
+    let encryption = keys.expand(width.narrow());
     *wide_keys = broadcast(width, &encryption);
     core::hint::black_box(&*wide_keys);
     let blocks = message.hashed_blocks(plaintext_len);
@@ -438,38 +429,38 @@ fn record_keys_and_aad<W: Width, const ROUNDS: usize>(
 }
 
 #[inline(always)]
-fn seal_rounds<W: Width, const ROUNDS: usize>(
+fn seal_rounds<W: Tier, const ROUNDS: usize>(
     width: W,
     message: &SivMessage<'_>,
     buf: InOutBuf<'_, '_, u8>,
 ) -> [u8; 16] {
-    let mut hash_key = PolyvalKey::empty(width.aesni());
+    let mut hash_key = PolyvalKey::empty(width.narrow());
     let mut keys = [width.zero(); 15];
     let (mut encryption, s) =
         record_keys_and_aad::<W, ROUNDS>(width, message, buf.len(), (&mut hash_key, &mut keys));
     let lengths = length_block(message.aad.len(), buf.len());
     let s = absorb_padded::<W, false>(width, &hash_key, s, (buf.get_in(), 0), Some(lengths));
-    let tag = tag_of::<ROUNDS>(width.aesni(), &encryption, s, message.nonce);
+    let tag = tag_of::<ROUNDS>(width.narrow(), &encryption, s, message.nonce);
     encryption.zeroize();
-    let mut counter = Counter::<W, false>::new(width, counter_block(width.aesni(), tag));
+    let mut counter = Counter::<W, false>::new(width, counter_block(width.narrow(), tag));
     apply_keystream::<W, false, ROUNDS>(width, &keys, &mut counter, buf);
     keys.zeroize();
-    store128(tag)
+    store_block(tag)
 }
 
 #[inline(always)]
-fn open_rounds<W: Width, const ROUNDS: usize>(
+fn open_rounds<W: Tier, const ROUNDS: usize>(
     width: W,
     message: &SivMessage<'_>,
     buf: InOutBuf<'_, '_, u8>,
     received_tag: &[u8; 16],
 ) -> [u8; 16] {
-    let mut hash_key = PolyvalKey::empty(width.aesni());
+    let mut hash_key = PolyvalKey::empty(width.narrow());
     let mut keys = [width.zero(); 15];
     let (mut encryption, s) =
         record_keys_and_aad::<W, ROUNDS>(width, message, buf.len(), (&mut hash_key, &mut keys));
     let lengths = length_block(message.aad.len(), buf.len());
-    let counter = counter_block(width.aesni(), load128(received_tag));
+    let counter = counter_block(width.narrow(), load_block(received_tag));
     let mut counter = Counter::<W, false>::new(width, counter);
     let s = ctr_and_hash_rounds::<W, false, true, ROUNDS>(
         width,
@@ -479,15 +470,15 @@ fn open_rounds<W: Width, const ROUNDS: usize>(
         lengths,
     );
     keys.zeroize();
-    let tag = tag_of::<ROUNDS>(width.aesni(), &encryption, s, message.nonce);
+    let tag = tag_of::<ROUNDS>(width.narrow(), &encryption, s, message.nonce);
     encryption.zeroize();
-    store128(tag)
+    store_block(tag)
 }
 
 /// Section 4: the length block, bit lengths of AAD and plaintext as little-endian 64-bit
 /// integers.
 #[inline(always)]
-fn length_block(aad_len: usize, plaintext_len: usize) -> __m128i {
+pub(crate) fn length_block(aad_len: usize, plaintext_len: usize) -> Block {
     block_from(u128::from(plaintext_len as u64 * 8) << 64 | u128::from(aad_len as u64 * 8))
 }
 
@@ -495,7 +486,7 @@ fn length_block(aad_len: usize, plaintext_len: usize) -> __m128i {
 /// load: the stores that just wrote a nonce are usually split that way, and a load that
 /// straddles two stores cannot be forwarded from them (see also [`block_from`]).
 #[inline(always)]
-fn nonce_value(nonce: &[u8; 12]) -> u128 {
+pub(crate) fn nonce_value(nonce: &[u8; 12]) -> u128 {
     let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11] = *nonce;
     let low = u64::from_le_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
     let high = u32::from_le_bytes([b8, b9, b10, b11]);
@@ -504,31 +495,31 @@ fn nonce_value(nonce: &[u8; 12]) -> u128 {
 
 /// Bit 7 of byte 15, the bit the tag clears and the counter block sets.
 #[inline(always)]
-fn top_bit() -> __m128i {
+pub(crate) fn top_bit() -> Block {
     block_from(1 << 127)
 }
 
 /// Section 4: the counter block is the tag with the top bit set.
 #[inline(always)]
-fn counter_block(aesni: Aesni, tag: __m128i) -> __m128i {
-    aesni.or(tag, top_bit())
+pub(crate) fn counter_block(narrow: Narrow, tag: Block) -> Block {
+    narrow.or(tag, top_bit())
 }
 
 /// Section 4: tag = AES(record encryption key, (S xor nonce) with the top bit cleared).
 #[inline(always)]
-fn tag_of<const ROUNDS: usize>(
-    aesni: Aesni,
+pub(crate) fn tag_of<const ROUNDS: usize>(
+    narrow: Narrow,
     encryption: &Schedule,
-    mut s: __m128i,
+    mut s: Block,
     nonce: &[u8; 12],
-) -> __m128i {
-    let mut tag = [aesni.and_not(top_bit(), aesni.xor(s, block_from(nonce_value(nonce))))];
+) -> Block {
+    let mut tag = [narrow.and_not(top_bit(), narrow.xor(s, block_from(nonce_value(nonce))))];
     s.zeroize();
-    encrypt(aesni, encryption, ROUNDS, &mut tag);
+    encrypt(narrow, encryption, ROUNDS, &mut tag);
     tag[0]
 }
 
-per_width! {
+per_tier! {
     /// XORs `data` with the keystream from the counter block `start.0` and absorbs the
     /// `start.1` side of it, zero-padded, then the block `last`, into `acc`: GCM's layout
     /// (big-endian counter, GHASH block order) when `GHASH`, GCM-SIV's otherwise.
@@ -543,7 +534,7 @@ per_width! {
 }
 
 #[inline(always)]
-fn ctr_and_hash_kernel<W: Width, const GHASH: bool>(
+fn ctr_and_hash_kernel<W: Tier, const GHASH: bool>(
     width: W,
     aes: &RoundKeys,
     hash_key: &PolyvalKey,
@@ -552,28 +543,28 @@ fn ctr_and_hash_kernel<W: Width, const GHASH: bool>(
     data: InOutBuf<'_, '_, u8>,
     last: &[u8; 16],
 ) {
-    let hash = (hash_key, block_from(*acc), load128(last));
+    let hash = (hash_key, block_from(*acc), load_block(last));
     let s = if is_short::<W>(data.len().div_ceil(16) + 1) {
-        ctr_and_hash_at::<Aesni, GHASH>(width.aesni(), aes, hash, counter, hashed, data)
+        ctr_and_hash_at::<Narrow, GHASH>(width.narrow(), aes, hash, counter, hashed, data)
     } else {
         ctr_and_hash_at::<W, GHASH>(width, aes, hash, counter, hashed, data)
     };
-    *acc = u128::from_le_bytes(store128(s));
+    *acc = u128::from_le_bytes(store_block(s));
 }
 
 /// [`ctr_and_hash`] at width `W`: the stitched loop where the table covers a stride (GCM's
 /// always does), otherwise the counter mode and then the hash of its output.
 #[inline(always)]
-fn ctr_and_hash_at<W: Width, const GHASH: bool>(
+fn ctr_and_hash_at<W: Tier, const GHASH: bool>(
     width: W,
     aes: &RoundKeys,
-    (hash_key, s, last): (&PolyvalKey, __m128i, __m128i),
+    (hash_key, s, last): (&PolyvalKey, Block, Block),
     counter: &[u8; 16],
     hashed: Hashed,
     mut data: InOutBuf<'_, '_, u8>,
-) -> __m128i {
+) -> Block {
     let mut keys = broadcast(width, aes.schedule());
-    let mut counter = Counter::<W, GHASH>::new(width, load128(counter));
+    let mut counter = Counter::<W, GHASH>::new(width, load_block(counter));
     let hash = (&keys, hash_key);
     let state = (s, &mut counter);
     // Each (hashed side, round count) is its own fully unrolled instantiation; the counter
@@ -610,12 +601,12 @@ fn ctr_and_hash_at<W: Width, const GHASH: bool>(
 /// The stride a stitched iteration hashes: in memory, each register loaded just before its
 /// multiplication (an output already written), or already in registers (an input, fetched
 /// once for the hash and the XOR).
-enum HashedStride<'a, W: Width> {
+enum HashedStride<'a, W: Tier> {
     InMemory(&'a [W::Bytes; STRIDE]),
     Loaded(&'a [W::Reg; STRIDE]),
 }
 
-impl<W: Width> HashedStride<'_, W> {
+impl<W: Tier> HashedStride<'_, W> {
     #[inline(always)]
     fn register(&self, width: W, j: usize) -> W::Reg {
         match self {
@@ -629,13 +620,13 @@ impl<W: Width> HashedStride<'_, W> {
 /// their powers: register j's multiplies follow AES round j+1 in program order, and the
 /// reduction follows round 9. Issued this way the scheduler always holds both kinds of work.
 #[inline(always)]
-fn encrypt_and_hash_stride<W: Width, const GHASH: bool, const ROUNDS: usize>(
+fn encrypt_and_hash_stride<W: Tier, const GHASH: bool, const ROUNDS: usize>(
     width: W,
     (keys, hash_key): (&[W::Reg; 15], &PolyvalKey),
     keystream: &mut [W::Reg; STRIDE],
-    s: __m128i,
+    s: Block,
     hashed: HashedStride<'_, W>,
-) -> __m128i {
+) -> Block {
     let round = |keystream: &mut [W::Reg; STRIDE], key: W::Reg| {
         for block in keystream.iter_mut() {
             *block = width.aesenc(*block, key);
@@ -665,18 +656,18 @@ fn encrypt_and_hash_stride<W: Width, const GHASH: bool, const ROUNDS: usize>(
 /// The stitched loop over whole strides, then the tail; returns the hash state after `last`.
 /// `GHASH` selects GCM's counter layout and block order; `HASH_OUTPUT` which side is hashed.
 #[inline(always)]
-fn ctr_and_hash_rounds<
-    W: Width,
+pub(crate) fn ctr_and_hash_rounds<
+    W: Tier,
     const GHASH: bool,
     const HASH_OUTPUT: bool,
     const ROUNDS: usize,
 >(
     width: W,
     (keys, hash_key): (&[W::Reg; 15], &PolyvalKey),
-    (mut s, counter): (__m128i, &mut Counter<W, GHASH>),
+    (mut s, counter): (Block, &mut Counter<W, GHASH>),
     mut data: InOutBuf<'_, '_, u8>,
-    last: __m128i,
-) -> __m128i {
+    last: Block,
+) -> Block {
     let strides = data.len() / stride_bytes::<W>();
     let body = strides * stride_bytes::<W>();
     for i in 0..strides {
@@ -742,24 +733,24 @@ const TAIL_BLOCKS: usize = 2 * STRIDE + 2;
 /// overlapping load of the partial block spans two of the copy's stores and cannot be
 /// forwarded from them: AES-NI's GCM open of 1500 bytes took 80 cycles longer on Zen 5.)
 #[inline(always)]
-fn hash_then_xor_tail<W: Width, const GHASH: bool, const ROUNDS: usize>(
+fn hash_then_xor_tail<W: Tier, const GHASH: bool, const ROUNDS: usize>(
     width: W,
     (keys, hash_key): (&[W::Reg; 15], &PolyvalKey),
-    (s, counter): (__m128i, &mut Counter<W, GHASH>),
+    (s, counter): (Block, &mut Counter<W, GHASH>),
     data: InOutBuf<'_, '_, u8>,
     start: usize,
-    last: __m128i,
-) -> __m128i {
+    last: Block,
+) -> Block {
     const { assert!(stride_bytes::<W>() / 16 + 2 <= TAIL_BLOCKS) };
-    let aesni = width.aesni();
+    let narrow = width.narrow();
     let (whole, partial) = data.get_in()[start..].as_chunks::<16>();
-    let mut blocks = [aesni.zero(); TAIL_BLOCKS];
+    let mut blocks = [narrow.zero(); TAIL_BLOCKS];
     for (block, bytes) in blocks.iter_mut().zip(whole) {
-        *block = load128(bytes);
+        *block = load_block(bytes);
     }
     let mut n = whole.len();
     if !partial.is_empty() {
-        blocks[n] = load_last_partial(aesni, data.get_in());
+        blocks[n] = load_last_partial(narrow, data.get_in());
         n += 1;
     }
     blocks[n] = last;

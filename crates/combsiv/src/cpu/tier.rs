@@ -1,0 +1,125 @@
+//! The vector layer: what the generic kernels (counter mode, POLYVAL, the fused AEADs, the
+//! batch groups, the comb lanes) need from a tier, and the tuning constants each tier owns.
+//!
+//! A tier is a register type of [`BLOCKS`](Tier::BLOCKS) AES blocks and the instructions
+//! that act on each block of it on its own: an AES round, a carry-less product of 64-bit
+//! halves, XOR, a byte shuffle within each block. The kernels are written once over this
+//! trait and compiled per tier ([`per_tier!`](crate::cpu::per_tier)); a kernel computes the
+//! same thing at every width, block by block, so what is tested on one tier (natively, under
+//! Miri or under qemu) is the code the others run.
+//!
+//! Every architecture with tiers has one *narrow* tier of one block per register
+//! ([`Narrow`], whose register is a [`Block`]): key expansion, reductions, the tag block
+//! and short messages run there whatever the tier, and each tier reaches it through
+//! [`Tier::narrow`]. What is architecture-specific lives in `cpu/<arch>`: the token types,
+//! detection, the implementations of this trait, the `#[target_feature]` instantiation, and
+//! the loads and stores of single and partial blocks.
+//!
+//! The methods take `self`, the zero-sized proof that the CPU has the instructions, which is
+//! what makes them safe to call. They are `#[inline(always)]` so that they dissolve into the
+//! `#[target_feature]` function that instantiates a kernel; called anywhere else they are
+//! still correct, only slow.
+
+use zeroize::Zeroize;
+
+use super::{Block, Narrow};
+
+/// What the shared kernels need from a tier; see the module comment.
+pub(crate) trait Tier: Copy {
+    /// A register of [`BLOCKS`](Self::BLOCKS) AES blocks.
+    type Reg: Copy + Zeroize;
+    /// The bytes of one register: `[u8; 16 * BLOCKS]`.
+    type Bytes: Copy + Zeroize;
+    /// Blocks per register.
+    const BLOCKS: usize;
+    /// Hash powers a stride uses: one per block of a stride.
+    const POWERS: usize = super::STRIDE * Self::BLOCKS;
+    /// How many strides behind the counter mode a stitched loop hashes its own output: the
+    /// output of stride i exists only after its last AES round, so hashing it at once would
+    /// stall the multiplies behind that latency.
+    const HASH_LAG: usize;
+    /// AES-GCM messages of at most this many blocks run on the narrow tier: a message of one
+    /// narrow stride or less gains nothing from wide registers, whose broadcasts and
+    /// cross-block folds only add latency. 0 on the narrow tier itself.
+    const GCM_NARROW_BLOCKS: usize;
+    /// AES-GCM-SIV messages whose POLYVAL input is at most this many chunks of the narrow
+    /// tier's powers take the short path (no table of powers; see `aead/kernels.rs`).
+    const SIV_SHORT_CHUNKS: usize;
+    /// Messages of at most this many POLYVAL blocks run in the lockstep groups of
+    /// `seal_batch`/`open_batch` (of the architecture's `BATCH_GROUP` registers, one
+    /// message per block); longer ones run the single-message kernel's steps, pipelined.
+    const BATCH_GROUP_BLOCKS: usize;
+    /// Comb lanes one lane-kernel call runs: one per block of a stride.
+    const COMB_LANES: usize = super::STRIDE * Self::BLOCKS;
+
+    /// The narrow tier every tier includes (key expansion, reduction, the tag block).
+    fn narrow(self) -> Narrow;
+
+    /// The tier with its token, to call a kernel instantiated by
+    /// [`per_tier!`](crate::cpu::per_tier) (the batch calls the single-message kernels so).
+    fn token(self) -> super::TierToken;
+
+    /// Splits bytes into whole registers and the rest.
+    fn registers(data: &[u8]) -> (&[Self::Bytes], &[u8]);
+    /// Splits bytes into whole registers and the rest.
+    fn registers_mut(data: &mut [u8]) -> (&mut [Self::Bytes], &mut [u8]);
+
+    fn load(self, bytes: &Self::Bytes) -> Self::Reg;
+    fn store(self, reg: Self::Reg) -> Self::Bytes;
+    /// `blocks[first..first + BLOCKS]` as one register (panics past the end).
+    fn load_blocks(self, blocks: &[Block], first: usize) -> Self::Reg;
+    /// Writes one register to `blocks[first..first + BLOCKS]` (panics past the end).
+    fn store_blocks(self, reg: Self::Reg, blocks: &mut [Block], first: usize);
+    /// A register whose block i is `block(i)`.
+    fn gather(self, block: impl Fn(usize) -> Block) -> Self::Reg;
+    /// Block `i` of a register.
+    fn block(self, reg: Self::Reg, i: usize) -> Block;
+    /// The XOR of all blocks of a register.
+    fn sum_blocks(self, reg: Self::Reg) -> Block;
+    /// `block` in every block.
+    fn broadcast(self, block: Block) -> Self::Reg;
+
+    fn zero(self) -> Self::Reg;
+    fn xor(self, a: Self::Reg, b: Self::Reg) -> Self::Reg;
+    fn or(self, a: Self::Reg, b: Self::Reg) -> Self::Reg;
+    /// `!a & b`.
+    fn and_not(self, a: Self::Reg, b: Self::Reg) -> Self::Reg;
+    /// Adds 32-bit lanes (counters).
+    fn add32(self, a: Self::Reg, b: Self::Reg) -> Self::Reg;
+    /// Byte `i` of each block is byte `indices[i]` of that block, or zero where the index
+    /// has its top bit set (PSHUFB; TBL on ARM).
+    fn shuffle_bytes(self, a: Self::Reg, indices: Self::Reg) -> Self::Reg;
+    /// Swaps the 64-bit halves of each block.
+    fn swap_halves(self, a: Self::Reg) -> Self::Reg;
+    /// Moves the low half of each block to its high half, zeroing the low half.
+    fn low_half_up(self, a: Self::Reg) -> Self::Reg;
+    /// Moves the high half of each block to its low half, zeroing the high half.
+    fn high_half_down(self, a: Self::Reg) -> Self::Reg;
+    /// Each block of `low` with its high half replaced by the low half of `high`'s block.
+    fn low_halves(self, low: Self::Reg, high: Self::Reg) -> Self::Reg;
+    /// Shifts each block left (towards byte 15) by `BYTES` bytes.
+    fn shift_bytes_up<const BYTES: i32>(self, a: Self::Reg) -> Self::Reg;
+    /// Word 3 of each block in all four of its words.
+    fn broadcast_word_3(self, a: Self::Reg) -> Self::Reg;
+
+    /// One AES round (FIPS 197: ShiftRows, SubBytes, MixColumns, AddRoundKey) on each block.
+    fn aesenc(self, state: Self::Reg, key: Self::Reg) -> Self::Reg;
+    /// The last AES round (no MixColumns) on each block.
+    fn aesenclast(self, state: Self::Reg, key: Self::Reg) -> Self::Reg;
+    /// One round of the equivalent inverse cipher (FIPS 197 Section 5.3.5) on each block.
+    fn aesdec(self, state: Self::Reg, key: Self::Reg) -> Self::Reg;
+    /// The last round of the equivalent inverse cipher on each block.
+    fn aesdeclast(self, state: Self::Reg, key: Self::Reg) -> Self::Reg;
+    /// InvMixColumns of each block: turns an encryption round key into the equivalent
+    /// inverse cipher's.
+    fn inv_mix_columns(self, key: Self::Reg) -> Self::Reg;
+    /// Passes `reg` through an empty `asm!` block: a scheduling barrier that emits nothing.
+    /// The compiler must assume the block has side effects (it is not `pure`), so it keeps
+    /// all such blocks in program order, and whatever reads `reg` afterwards follows the
+    /// block. [`round_boundary`](crate::aes::kernels::round_boundary) pins every state after
+    /// each AES round. Miri, which runs no assembly, skips it: it changes no value.
+    fn pin(self, reg: &mut Self::Reg);
+    /// The 64x64-bit carry-less product of one half of each block of `a` and one of `b`'s:
+    /// `SELECT` bit 0 picks the half of `a`, bit 4 that of `b` (PCLMULQDQ's immediate).
+    fn clmul<const SELECT: i32>(self, a: Self::Reg, b: Self::Reg) -> Self::Reg;
+}
