@@ -16,6 +16,17 @@ use serde_json::Value;
 #[path = "../tests/common/json.rs"]
 mod json;
 
+/// Under Miri, which runs the portable backend's safe code about a thousand times slower than
+/// natively, a backend checks every this-many-th vector: the portable backend every eighth,
+/// AES-NI every other one, VAES all.
+pub(crate) fn miri_sample(backend: crate::Backend) -> usize {
+    match backend {
+        crate::Backend::Portable => 8,
+        crate::Backend::Aesni => 2,
+        crate::Backend::Vaes => 1,
+    }
+}
+
 /// Bad vector data fails the test that reads it, rather than testing a default.
 pub(crate) fn hex(value: &Value) -> Vec<u8> {
     json::decode_hex(value.as_str().expect("a hex string"))

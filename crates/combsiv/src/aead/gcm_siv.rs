@@ -475,12 +475,7 @@ mod tests {
                 .filter(|v| v["algorithm"] == algorithm)
                 .enumerate()
             {
-                let sample = match backend {
-                    Backend::Portable => 8,
-                    Backend::Aesni => 2,
-                    Backend::Vaes => 1,
-                };
-                if cfg!(miri) && !i.is_multiple_of(sample) {
+                if cfg!(miri) && !i.is_multiple_of(crate::test_vectors::miri_sample(backend)) {
                     continue;
                 }
                 let key = K::Key::try_from(&hex(&v["key"])[..]).ok().unwrap();

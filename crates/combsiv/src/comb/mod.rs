@@ -34,6 +34,7 @@ use self::schedule::Scheduler;
 pub use self::schedule::{Schedule, ScheduleStats};
 use crate::aead::{open_or_wipe, refuse_wiped};
 use crate::aes::BlockCipher;
+use crate::cpu::Isa;
 use crate::modes::{Ccm, CmacSubkeys, cmac_blocks, cmac_split, cmac_subkeys};
 use crate::verdict::check_tag;
 use crate::{Aes, Backend, Error};
@@ -194,24 +195,26 @@ impl Default for Comb {
 /// parallelism. (Cascade Lake, one AESENC per cycle, measured best at 6 with the earlier
 /// kernel, which spilled its states at 8.) The portable backend delegates to a cipher with
 /// its own batching, so its lanes only bound the group size.
-fn default_lanes(backend: Backend) -> usize {
-    match backend {
-        Backend::Portable => 6,
-        Backend::Aesni => 8,
-        Backend::Vaes => 16,
+fn default_lanes(isa: Isa) -> usize {
+    match isa {
+        Isa::Portable => 6,
+        #[cfg(vector_tiers)]
+        Isa::Vector(tier) => kernels::lanes_per_call(tier),
     }
 }
 
 impl Comb {
     /// An engine with the lane count measured best for the detected backend.
     pub fn new() -> Comb {
-        Comb::with_lanes(default_lanes(Backend::detected()))
+        Comb::with_lanes(default_lanes(Isa::detected()))
     }
 
     /// An engine with the lane count measured best for `backend`, for keys made with
-    /// [`Aes::with_backend`].
+    /// [`Aes::with_backend`] (a backend this CPU cannot run gets the portable count).
     pub fn for_backend(backend: Backend) -> Comb {
-        Comb::with_lanes(default_lanes(backend))
+        Comb::with_lanes(default_lanes(
+            Isa::for_backend(backend).unwrap_or(Isa::Portable),
+        ))
     }
 
     /// An engine with `lanes` messages in flight per group (at least 1).
