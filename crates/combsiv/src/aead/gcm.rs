@@ -66,7 +66,7 @@ enum GcmKey {
     Vector {
         tier: TierToken,
         aes: RoundKeys,
-        ghash: crate::field::kernels::Key,
+        ghash: crate::field::kernels::PowerTable,
     },
 }
 
@@ -108,7 +108,7 @@ impl<K: KeySize> AesGcm<K> {
                 let mut h = [0; 16];
                 aes.encrypt_blocks(tier, core::slice::from_mut(&mut h));
                 let mut polyval_h = crate::field::polyval_key_for_ghash(&h);
-                let ghash = crate::field::kernels::Key::new(tier, &polyval_h, usize::MAX);
+                let ghash = crate::field::kernels::PowerTable::new(tier, &polyval_h, usize::MAX);
                 h.zeroize();
                 polyval_h.zeroize();
                 GcmKey::Vector { tier, aes, ghash }

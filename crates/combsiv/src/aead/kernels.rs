@@ -36,15 +36,15 @@ use super::Hashed;
 #[cfg(feature = "alloc")]
 use super::batch::{open_jobs, seal_jobs};
 use crate::aes::kernels::{
-    Counter, RoundKeys, Schedule, TailInput, apply_keystream, apply_keystream_rounds, broadcast,
+    Counter, KeySchedule, RoundKeys, TailInput, apply_keystream, apply_keystream_rounds, broadcast,
     encrypt, expand_key, load_stride, store_xor_stride, stride, stride_bytes, xor_stride, xor_tail,
 };
 use crate::cpu::{
     Block, Narrow, STRIDE, Tier, block_from, load_block, load_last_partial, per_tier, store_block,
 };
 use crate::field::kernels::{
-    Key as PolyvalKey, Sums, absorb_each, absorb_padded, absorb_stride, accumulate, dot,
-    fill_powers, finish, hashed_register, mul, reduce, square,
+    PowerTable, Sums, absorb_each, absorb_padded, absorb_stride, accumulate, dot, fill_powers,
+    hashed_register, mul, reduce, reduce_and_fold, square,
 };
 
 /// What a whole GCM-SIV seal or open needs besides the buffer.
@@ -231,7 +231,7 @@ fn open_short<const ROUNDS: usize, const CHUNKS: usize>(
 #[inline(always)]
 fn short_keystream<const ROUNDS: usize, const CHUNKS: usize>(
     narrow: Narrow,
-    encryption: &Schedule,
+    encryption: &KeySchedule,
     counter: &mut Counter<Narrow, false>,
     buf: InOutBuf<'_, '_, u8>,
 ) {
@@ -343,14 +343,14 @@ fn add_product(narrow: Narrow, sums: &mut [Block; 3], a: Block, b: Block) {
 
 /// RFC 8452 Section 4's record keys as values: the authentication key, and the encryption
 /// key before expansion (its second half for AES-256).
-struct RecordKeys {
+struct RecordKeyRegisters {
     authentication: Block,
     encryption: (Block, Option<Block>),
 }
 
 /// The record keys are per-message secrets: what of them the compiler put on the stack is
 /// wiped when they go.
-impl Drop for RecordKeys {
+impl Drop for RecordKeyRegisters {
     fn drop(&mut self) {
         self.authentication.zeroize();
         self.encryption.0.zeroize();
@@ -360,10 +360,10 @@ impl Drop for RecordKeys {
     }
 }
 
-impl RecordKeys {
+impl RecordKeyRegisters {
     /// The expanded record encryption key.
     #[inline(always)]
-    fn expand(&self, narrow: Narrow) -> Schedule {
+    fn expand(&self, narrow: Narrow) -> KeySchedule {
         expand_key(narrow, self.encryption.0, self.encryption.1)
     }
 }
@@ -376,7 +376,7 @@ fn derive_record_keys<const ROUNDS: usize>(
     narrow: Narrow,
     key_generating_key: &RoundKeys,
     nonce: &[u8; 12],
-) -> RecordKeys {
+) -> RecordKeyRegisters {
     // Block i is LE32(i) || nonce.
     let nonce = nonce_value(nonce) << 32;
     let block = |i: u128| block_from(nonce | i);
@@ -386,7 +386,7 @@ fn derive_record_keys<const ROUNDS: usize>(
     if ROUNDS == 14 {
         let mut blocks = [block(0), block(1), block(2), block(3), block(4), block(5)];
         encrypt(narrow, keys, ROUNDS, &mut blocks);
-        RecordKeys {
+        RecordKeyRegisters {
             authentication: halves(blocks[0], blocks[1]),
             encryption: (
                 halves(blocks[2], blocks[3]),
@@ -396,7 +396,7 @@ fn derive_record_keys<const ROUNDS: usize>(
     } else {
         let mut blocks = [block(0), block(1), block(2), block(3)];
         encrypt(narrow, keys, ROUNDS, &mut blocks);
-        RecordKeys {
+        RecordKeyRegisters {
             authentication: halves(blocks[0], blocks[1]),
             encryption: (halves(blocks[2], blocks[3]), None),
         }
@@ -415,8 +415,8 @@ pub(crate) fn record_keys_and_aad<W: Tier, const ROUNDS: usize>(
     width: W,
     message: &SivMessage<'_>,
     plaintext_len: usize,
-    (hash_key, wide_keys): (&mut PolyvalKey, &mut [W::Reg; 15]),
-) -> (Schedule, Block) {
+    (hash_key, wide_keys): (&mut PowerTable, &mut [W::Reg; 15]),
+) -> (KeySchedule, Block) {
     let keys =
         derive_record_keys::<ROUNDS>(width.narrow(), message.key_generating_key, message.nonce);
     let encryption = keys.expand(width.narrow());
@@ -434,7 +434,7 @@ fn seal_rounds<W: Tier, const ROUNDS: usize>(
     message: &SivMessage<'_>,
     buf: InOutBuf<'_, '_, u8>,
 ) -> [u8; 16] {
-    let mut hash_key = PolyvalKey::empty(width.narrow());
+    let mut hash_key = PowerTable::empty(width.narrow());
     let mut keys = [width.zero(); 15];
     let (mut encryption, s) =
         record_keys_and_aad::<W, ROUNDS>(width, message, buf.len(), (&mut hash_key, &mut keys));
@@ -455,7 +455,7 @@ fn open_rounds<W: Tier, const ROUNDS: usize>(
     buf: InOutBuf<'_, '_, u8>,
     received_tag: &[u8; 16],
 ) -> [u8; 16] {
-    let mut hash_key = PolyvalKey::empty(width.narrow());
+    let mut hash_key = PowerTable::empty(width.narrow());
     let mut keys = [width.zero(); 15];
     let (mut encryption, s) =
         record_keys_and_aad::<W, ROUNDS>(width, message, buf.len(), (&mut hash_key, &mut keys));
@@ -509,7 +509,7 @@ pub(crate) fn counter_block(narrow: Narrow, tag: Block) -> Block {
 #[inline(always)]
 pub(crate) fn tag_of<const ROUNDS: usize>(
     narrow: Narrow,
-    encryption: &Schedule,
+    encryption: &KeySchedule,
     mut s: Block,
     nonce: &[u8; 12],
 ) -> Block {
@@ -525,7 +525,7 @@ per_tier! {
     /// (big-endian counter, GHASH block order) when `GHASH`, GCM-SIV's otherwise.
     pub(crate) fn ctr_and_hash<const GHASH: bool>(
         aes: &RoundKeys,
-        hash_key: &PolyvalKey,
+        hash_key: &PowerTable,
         acc: &mut u128,
         start: (&[u8; 16], Hashed),
         data: InOutBuf<'_, '_, u8>,
@@ -537,7 +537,7 @@ per_tier! {
 fn ctr_and_hash_kernel<W: Tier, const GHASH: bool>(
     width: W,
     aes: &RoundKeys,
-    hash_key: &PolyvalKey,
+    hash_key: &PowerTable,
     acc: &mut u128,
     (counter, hashed): (&[u8; 16], Hashed),
     data: InOutBuf<'_, '_, u8>,
@@ -558,7 +558,7 @@ fn ctr_and_hash_kernel<W: Tier, const GHASH: bool>(
 fn ctr_and_hash_at<W: Tier, const GHASH: bool>(
     width: W,
     aes: &RoundKeys,
-    (hash_key, s, last): (&PolyvalKey, Block, Block),
+    (hash_key, s, last): (&PowerTable, Block, Block),
     counter: &[u8; 16],
     hashed: Hashed,
     mut data: InOutBuf<'_, '_, u8>,
@@ -569,7 +569,7 @@ fn ctr_and_hash_at<W: Tier, const GHASH: bool>(
     let state = (s, &mut counter);
     // Each (hashed side, round count) is its own fully unrolled instantiation; the counter
     // layout and the block order go together (GCM: big-endian counter and GHASH order).
-    // Only GCM's open hashes its input, and GCM's table (`PolyvalKey::for_ghash`) holds the
+    // Only GCM's open hashes its input, and GCM's table (`PowerTable::for_ghash`) holds the
     // most powers a tier has: it covers a stride at every width.
     let covers = hash_key.covers_stride::<W>();
     assert!(
@@ -622,7 +622,7 @@ impl<W: Tier> HashedStride<'_, W> {
 #[inline(always)]
 fn encrypt_and_hash_stride<W: Tier, const GHASH: bool, const ROUNDS: usize>(
     width: W,
-    (keys, hash_key): (&[W::Reg; 15], &PolyvalKey),
+    (keys, hash_key): (&[W::Reg; 15], &PowerTable),
     keystream: &mut [W::Reg; STRIDE],
     s: Block,
     hashed: HashedStride<'_, W>,
@@ -643,7 +643,7 @@ fn encrypt_and_hash_stride<W: Tier, const GHASH: bool, const ROUNDS: usize>(
         accumulate(width, hash_key, &mut sums, (W::POWERS, j), x);
     }
     round(keystream, keys[STRIDE + 1]);
-    let s = finish(width, sums);
+    let s = reduce_and_fold(width, sums);
     for &key in &keys[STRIDE + 2..ROUNDS] {
         round(keystream, key);
     }
@@ -663,7 +663,7 @@ pub(crate) fn ctr_and_hash_rounds<
     const ROUNDS: usize,
 >(
     width: W,
-    (keys, hash_key): (&[W::Reg; 15], &PolyvalKey),
+    (keys, hash_key): (&[W::Reg; 15], &PowerTable),
     (mut s, counter): (Block, &mut Counter<W, GHASH>),
     mut data: InOutBuf<'_, '_, u8>,
     last: Block,
@@ -735,7 +735,7 @@ const TAIL_BLOCKS: usize = 2 * STRIDE + 2;
 #[inline(always)]
 fn hash_then_xor_tail<W: Tier, const GHASH: bool, const ROUNDS: usize>(
     width: W,
-    (keys, hash_key): (&[W::Reg; 15], &PolyvalKey),
+    (keys, hash_key): (&[W::Reg; 15], &PowerTable),
     (s, counter): (Block, &mut Counter<W, GHASH>),
     data: InOutBuf<'_, '_, u8>,
     start: usize,

@@ -22,14 +22,14 @@ use crate::cpu::{
 /// Expanded encryption round keys as values: 11 used for AES-128, all 15 for AES-256. Fused
 /// kernels keep a per-message schedule in registers as this; a key that is stored is a
 /// [`RoundKeys`].
-pub(crate) type Schedule = [Block; 15];
+pub(crate) type KeySchedule = [Block; 15];
 
-/// An expanded AES key as it is stored: its [`Schedule`] and round count, wiped on drop.
+/// An expanded AES key as it is stored: its [`KeySchedule`] and round count, wiped on drop.
 ///
 /// Kept as registers' type so that wiping them is 15 vector stores.
 #[derive(Clone)]
 pub(crate) struct RoundKeys {
-    keys: Schedule,
+    keys: KeySchedule,
     rounds: usize,
 }
 
@@ -54,7 +54,7 @@ impl RoundKeys {
     }
 
     /// The 128-bit round keys, for kernels that schedule AES rounds themselves.
-    pub(crate) fn schedule(&self) -> &Schedule {
+    pub(crate) fn schedule(&self) -> &KeySchedule {
         &self.keys
     }
 
@@ -88,7 +88,7 @@ impl RoundKeys {
 ///
 /// `high` is the second half of an AES-256 key, `None` for AES-128.
 #[inline(always)]
-pub(crate) fn expand_key(narrow: Narrow, low: Block, high: Option<Block>) -> Schedule {
+pub(crate) fn expand_key(narrow: Narrow, low: Block, high: Option<Block>) -> KeySchedule {
     let mut keys = [[narrow.zero(); 15]];
     first_round_keys([low], high.map(|high| [high]), &mut keys);
     // Written out step by step: as a loop, LLVM kept it rolled inside the GCM-SIV kernels,
@@ -213,7 +213,7 @@ fn expand_kernel<W: Tier>(width: W, key: KeyBytes<'_>) -> RoundKeys {
 /// closure of a library function that is not inlined would compile without the kernel's
 /// target features.)
 #[inline(always)]
-pub(crate) fn broadcast<W: Tier>(width: W, schedule: &Schedule) -> [W::Reg; 15] {
+pub(crate) fn broadcast<W: Tier>(width: W, schedule: &KeySchedule) -> [W::Reg; 15] {
     let mut keys = [width.zero(); 15];
     for (wide, &key) in keys.iter_mut().zip(schedule) {
         *wide = width.broadcast(key);

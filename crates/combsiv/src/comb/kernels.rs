@@ -36,7 +36,7 @@ use zeroize::Zeroize;
 
 use super::lanes::{Blocks, Chain, Lane};
 use crate::aes::BlockCipher;
-use crate::aes::kernels::{Schedule, broadcast, swap_last_word};
+use crate::aes::kernels::{KeySchedule, broadcast, swap_last_word};
 use crate::cpu::{MAX_BLOCKS, STRIDE, Tier, TierToken, load_block, per_tier, store_block};
 
 const CBC_ENCRYPT: u8 = 0;
@@ -126,7 +126,7 @@ pub(crate) fn run(
 /// What one kernel call advances: `n` lanes' schedules, states, counters (CCM) and windows,
 /// the windows in order of decreasing length (a comb group), each lane to its window's end.
 struct Group<'s, 'b> {
-    schedules: &'s [&'s Schedule],
+    schedules: &'s [&'s KeySchedule],
     rounds: usize,
     states: &'s mut [u128],
     counters: &'s mut [u128],

@@ -262,7 +262,7 @@ impl Drop for Lane<'_> {
 /// Runs every lane of a comb group to its end: the group's windows (see `schedule.rs`) in
 /// one kernel call where the lanes' backend can, otherwise one [`advance`] per window. The
 /// lanes must be in order of decreasing remaining length.
-pub(crate) fn finish(chain: Chain, lanes: &mut [Lane<'_>]) {
+pub(crate) fn run_to_end(chain: Chain, lanes: &mut [Lane<'_>]) {
     assert!(
         lanes
             .windows(2)

@@ -305,7 +305,7 @@ impl Comb {
             .map(|(job, (key, _, data))| (job, *key, data.as_chunks_mut::<16>().1))
             .filter(|(_, _, tail)| !tail.is_empty())
             .collect();
-        let scratch = Scratch::zeroed(&mut self.scratch, tails.len());
+        let scratch = ScratchLoan::zeroed(&mut self.scratch, tails.len());
         // `scratch` has exactly one slot per tail: the zips below pair them all.
         assert_eq!(scratch.blocks.len(), tails.len(), "one slot per tail");
         let mut tail_lanes = self.pool.take();
@@ -345,7 +345,7 @@ impl Comb {
             .sum();
         let last_count = jobs.iter().filter(|j| !copied(j)).count();
         self.scheduler.stats = ScheduleStats::default();
-        let scratch = Scratch::zeroed(&mut self.scratch, copied_total + last_count);
+        let scratch = ScratchLoan::zeroed(&mut self.scratch, copied_total + last_count);
         let (mut copies, lasts) = scratch.blocks.split_at_mut(copied_total);
         let mut lanes = self.pool.take();
         // Subkeys cost two AES calls; derive them once per run of jobs sharing a key. Replaced
@@ -522,7 +522,7 @@ impl Comb {
             Chain::CcmSeal => half,
             _ => self.lanes,
         };
-        let scratch = Scratch::zeroed(
+        let scratch = ScratchLoan::zeroed(
             &mut self.scratch,
             lanes_total + 2 * b0_count + tail_blocks * tail_count,
         );
@@ -745,27 +745,27 @@ fn bits_before_tail(payload: &[u8]) -> u32 {
     8 * (16 - (payload.len() % 16) as u32)
 }
 
-/// The first blocks of the engine's scratch, lent to one call. Scratch holds copies of
+/// The first blocks of the engine's scratch, lent to one call. ScratchLoan holds copies of
 /// plaintext, keystream or masked subkeys; it is wiped when the loan ends, on return or on
 /// unwinding from a panic, so that it is all zero between calls and only growth has to
 /// write. It stays owned by the engine, so the wipe cannot be elided as a dead store; a
 /// byte-wise volatile wipe would cost about a cycle per byte of every message.
-struct Scratch<'a> {
+struct ScratchLoan<'a> {
     blocks: &'a mut [[u8; 16]],
 }
 
-impl<'a> Scratch<'a> {
+impl<'a> ScratchLoan<'a> {
     fn zeroed(scratch: &'a mut Vec<[u8; 16]>, blocks: usize) -> Self {
         if scratch.len() < blocks {
             scratch.resize(blocks, [0; 16]);
         }
-        Scratch {
+        ScratchLoan {
             blocks: &mut scratch[..blocks],
         }
     }
 }
 
-impl Drop for Scratch<'_> {
+impl Drop for ScratchLoan<'_> {
     fn drop(&mut self) {
         self.blocks.as_flattened_mut().fill(0);
     }
@@ -775,7 +775,7 @@ impl Drop for Scratch<'_> {
 mod tests {
     use super::*;
 
-    /// Scratch holds plaintext copies, keystream and masked subkeys: it must be all zero
+    /// ScratchLoan holds plaintext copies, keystream and masked subkeys: it must be all zero
     /// after every call, and after a call that panicked.
     #[test]
     fn scratch_is_wiped_after_every_call_and_on_unwinding() {
@@ -833,7 +833,7 @@ mod tests {
         assert!(comb.scratch_is_clear());
 
         let unwound = std::panic::catch_unwind(core::panic::AssertUnwindSafe(|| {
-            let scratch = Scratch::zeroed(&mut comb.scratch, 4);
+            let scratch = ScratchLoan::zeroed(&mut comb.scratch, 4);
             scratch.blocks[3] = [0xEE; 16];
             panic!("a bug mid-call");
         }));

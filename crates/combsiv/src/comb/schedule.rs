@@ -3,7 +3,7 @@
 
 use alloc::vec::Vec;
 
-use super::lanes::{Chain, Lane, advance, finish};
+use super::lanes::{Chain, Lane, advance, run_to_end};
 
 /// How a [`crate::comb::Comb`] assigns messages to lanes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -160,7 +160,7 @@ fn radix_sort(pairs: &mut Vec<(u64, usize)>, moved: &mut Vec<(u64, usize)>) {
 
 /// Algorithm 1 and 2 of the paper: in a group sorted by decreasing length l_1 >= ... >= l_k,
 /// blocks 0..l_k are shared by all k lanes, l_k..l_(k-1) by k - 1, and so on.
-/// A group runs as one kernel call where it fits one ([`finish`]).
+/// A group runs as one kernel call where it fits one ([`run_to_end`]).
 fn run_windows(chain: Chain, lanes: &mut [Lane<'_>], width: usize, stats: &mut ScheduleStats) {
     for group in lanes.chunks_mut(width) {
         let mut done = 0;
@@ -171,7 +171,7 @@ fn run_windows(chain: Chain, lanes: &mut [Lane<'_>], width: usize, stats: &mut S
                 done = end;
             }
         }
-        finish(chain, group);
+        run_to_end(chain, group);
     }
 }
 

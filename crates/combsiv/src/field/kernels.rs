@@ -33,7 +33,7 @@ use crate::cpu::{
 pub(crate) const MAX_POWERS: usize = STRIDE * MAX_BLOCKS;
 
 #[derive(Clone)]
-pub(crate) struct Key {
+pub(crate) struct PowerTable {
     /// `H^k` at entry `MAX_POWERS - k` for `k = 1..=count`, then a zero entry.
     powers: [Block; MAX_POWERS + 1],
     /// Each entry of `powers` XORed with its halves swapped: the low half is Karatsuba's
@@ -42,7 +42,7 @@ pub(crate) struct Key {
     count: usize,
 }
 
-impl Drop for Key {
+impl Drop for PowerTable {
     /// Wipes the entries [`fill_powers`] wrote (the others were never anything but zero):
     /// GCM-SIV drops a table per message, and short ones use few entries.
     fn drop(&mut self) {
@@ -56,7 +56,7 @@ impl Drop for Key {
     }
 }
 
-impl Key {
+impl PowerTable {
     pub(crate) fn new(tier: TierToken, h: &[u8; 16], blocks: usize) -> Self {
         build_key(tier, h, blocks)
     }
@@ -78,17 +78,17 @@ impl Key {
 }
 
 per_tier! {
-    fn build_key(h: &[u8; 16], blocks: usize) -> Key = build_key_kernel;
+    fn build_key(h: &[u8; 16], blocks: usize) -> PowerTable = build_key_kernel;
 }
 
 #[inline(always)]
-fn build_key_kernel<W: Tier>(width: W, h: &[u8; 16], blocks: usize) -> Key {
+fn build_key_kernel<W: Tier>(width: W, h: &[u8; 16], blocks: usize) -> PowerTable {
     powers_of(width, load_block(h), blocks)
 }
 
 per_tier! {
     fn absorb_blocks<const REVERSED: bool>(
-        key: &Key,
+        key: &PowerTable,
         acc: &mut u128,
         blocks: &[[u8; 16]],
     ) = absorb_blocks_kernel;
@@ -97,7 +97,7 @@ per_tier! {
 #[inline(always)]
 fn absorb_blocks_kernel<W: Tier, const REVERSED: bool>(
     width: W,
-    key: &Key,
+    key: &PowerTable,
     acc: &mut u128,
     blocks: &[[u8; 16]],
 ) {
@@ -108,18 +108,18 @@ fn absorb_blocks_kernel<W: Tier, const REVERSED: bool>(
 
 /// `H^1..H^count` for `count = blocks` clamped to `W::BLOCKS..=W::POWERS` (see the module comment).
 #[inline(always)]
-pub(crate) fn powers_of<W: Tier>(width: W, h: Block, blocks: usize) -> Key {
-    let mut key = Key::empty(width.narrow());
+pub(crate) fn powers_of<W: Tier>(width: W, h: Block, blocks: usize) -> PowerTable {
+    let mut key = PowerTable::empty(width.narrow());
     fill_powers(width, &mut key, h, blocks);
     key
 }
 
-impl Key {
+impl PowerTable {
     /// A table to fill with [`fill_powers`] where it lives: at 550 bytes, building it in a
     /// callee and returning it would add a copy to every GCM-SIV message.
     #[inline(always)]
-    pub(crate) fn empty(narrow: Narrow) -> Key {
-        Key {
+    pub(crate) fn empty(narrow: Narrow) -> PowerTable {
+        PowerTable {
             powers: [narrow.zero(); MAX_POWERS + 1],
             karatsuba: [narrow.zero(); MAX_POWERS + 1],
             count: 0,
@@ -140,7 +140,7 @@ impl Key {
 /// for the stores to retire. The levels and registers are constant loops, so the code is
 /// straight-line; the tests of `wanted` (public) skip what the message does not need.
 #[inline(always)]
-pub(crate) fn fill_powers<W: Tier>(width: W, key: &mut Key, h: Block, blocks: usize) {
+pub(crate) fn fill_powers<W: Tier>(width: W, key: &mut PowerTable, h: Block, blocks: usize) {
     let narrow = width.narrow();
     let needed = blocks.clamp(W::BLOCKS, W::POWERS).div_ceil(W::BLOCKS);
     let first = [square(narrow, h), h];
@@ -232,7 +232,7 @@ pub(crate) type Sums<W> = [<W as Tier>::Reg; 3];
 #[inline(always)]
 pub(crate) fn accumulate<W: Tier>(
     width: W,
-    key: &Key,
+    key: &PowerTable,
     sums: &mut Sums<W>,
     (n, j): (usize, usize),
     x: W::Reg,
@@ -260,7 +260,7 @@ pub(crate) fn accumulate_product<W: Tier>(
 
 /// The reduced sum: blocks folded together, then [`reduce_sums`].
 #[inline(always)]
-pub(crate) fn finish<W: Tier>(width: W, [low, middle, high]: Sums<W>) -> Block {
+pub(crate) fn reduce_and_fold<W: Tier>(width: W, [low, middle, high]: Sums<W>) -> Block {
     let folded = [
         width.sum_blocks(low),
         width.sum_blocks(middle),
@@ -299,7 +299,7 @@ pub(crate) fn hashed_register<W: Tier, const REVERSED: bool>(
 #[inline(always)]
 pub(crate) fn absorb_stride<W: Tier, const REVERSED: bool>(
     width: W,
-    key: &Key,
+    key: &PowerTable,
     s: Block,
     stride: &[W::Bytes; STRIDE],
 ) -> Block {
@@ -308,7 +308,7 @@ pub(crate) fn absorb_stride<W: Tier, const REVERSED: bool>(
         let x = hashed_register::<W, REVERSED>(width, width.load(bytes), (j == 0).then_some(s));
         accumulate(width, key, &mut sums, (W::POWERS, j), x);
     }
-    finish(width, sums)
+    reduce_and_fold(width, sums)
 }
 
 /// Absorbs the `n` blocks of registers `register(0..)` into `s` in groups as large as the
@@ -318,7 +318,7 @@ pub(crate) fn absorb_stride<W: Tier, const REVERSED: bool>(
 #[inline(always)]
 pub(crate) fn absorb_each<W: Tier, const REVERSED: bool>(
     width: W,
-    key: &Key,
+    key: &PowerTable,
     mut s: Block,
     n: usize,
     register: impl Fn(usize) -> W::Reg,
@@ -333,7 +333,7 @@ pub(crate) fn absorb_each<W: Tier, const REVERSED: bool>(
             let x = hashed_register::<W, REVERSED>(width, x, (j == 0).then_some(s));
             accumulate(width, key, &mut sums, (len, j), x);
         }
-        s = finish(width, sums);
+        s = reduce_and_fold(width, sums);
         start += len;
     }
     s
@@ -351,7 +351,7 @@ pub(crate) fn absorb_each<W: Tier, const REVERSED: bool>(
 #[inline(always)]
 pub(crate) fn absorb_padded<W: Tier, const REVERSED: bool>(
     width: W,
-    key: &Key,
+    key: &PowerTable,
     mut s: Block,
     (data, start): (&[u8], usize),
     last: Option<Block>,

@@ -103,7 +103,7 @@ pub(crate) fn polyval_key_for_ghash(h: &[u8; 16]) -> [u8; 16] {
 pub(crate) enum PolyvalKey {
     Portable(portable::Key),
     #[cfg(vector_tiers)]
-    Vector(kernels::Key, crate::cpu::TierToken),
+    Vector(kernels::PowerTable, crate::cpu::TierToken),
 }
 
 impl PolyvalKey {
@@ -116,7 +116,9 @@ impl PolyvalKey {
         match isa {
             Isa::Portable => PolyvalKey::Portable(portable::Key::new(h)),
             #[cfg(vector_tiers)]
-            Isa::Vector(tier) => PolyvalKey::Vector(kernels::Key::new(tier, h, blocks), tier),
+            Isa::Vector(tier) => {
+                PolyvalKey::Vector(kernels::PowerTable::new(tier, h, blocks), tier)
+            }
         }
     }
 
@@ -144,7 +146,7 @@ impl PolyvalKey {
 pub(crate) enum HashKey<'k> {
     Portable(&'k portable::Key),
     #[cfg(vector_tiers)]
-    Vector(&'k kernels::Key, crate::cpu::TierToken),
+    Vector(&'k kernels::PowerTable, crate::cpu::TierToken),
 }
 
 impl HashKey<'_> {

@@ -130,7 +130,7 @@ pub(super) fn run<R: Send, W: Send>(
         outcome: None,
     });
     let room = Condvar::new();
-    let finish = |ring: &mut Ring, outcome: Result<(), StreamError>| {
+    let complete = |ring: &mut Ring, outcome: Result<(), StreamError>| {
         if ring.outcome.is_none() {
             ring.outcome = Some(outcome);
         }
@@ -203,7 +203,7 @@ pub(super) fn run<R: Send, W: Send>(
                     room.notify_one();
                 }
                 if let Some(result) = end {
-                    finish(&mut chunks, result);
+                    complete(&mut chunks, result);
                     return;
                 }
             }
@@ -211,7 +211,7 @@ pub(super) fn run<R: Send, W: Send>(
         }
     };
     run_workers(threads, worker, |failure| {
-        finish(&mut lock(&ring), Err(failure.into()));
+        complete(&mut lock(&ring), Err(failure.into()));
     });
     let outcome = ring
         .into_inner()

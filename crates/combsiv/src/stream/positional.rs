@@ -130,7 +130,7 @@ impl<P: FnMut(u64)> Progress<P> {
         }
     }
 
-    fn finish(self) {
+    fn report_final(self) {
         let done = self.done.into_inner();
         (self
             .report
@@ -296,7 +296,7 @@ fn each_chunk(
         progress.add(chunk(index, buffer).map_err(|error| (index, error))?);
         Ok(())
     })?;
-    progress.finish();
+    progress.report_final();
     Ok(())
 }
 

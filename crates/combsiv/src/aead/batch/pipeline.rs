@@ -1,0 +1,192 @@
+//! Long messages: the single-message kernel's steps, software-pipelined across messages so
+//! that one message's key setup and tag wait while another's counter mode runs.
+
+use aead::inout::InOutBuf;
+use zeroize::Zeroize;
+
+use super::super::kernels::{
+    SivMessage, counter_block, ctr_and_hash_rounds, length_block, record_keys_and_aad, tag_of,
+};
+use super::super::{check_tag, open_or_wipe};
+use super::is_short_job;
+use crate::aead::gcm_siv::SivJob;
+use crate::aes::kernels::{Counter, KeySchedule, RoundKeys, apply_keystream};
+use crate::cpu::{Block, Tier, load_block, per_tier, store_block};
+use crate::field::kernels::{PowerTable, absorb_padded};
+
+per_tier! {
+    /// Every long job of a batch (more than [`Tier::BATCH_GROUP_BLOCKS`] hashed blocks),
+    /// software-pipelined ([`pipeline`]).
+    pub(super) fn gcm_siv_long_jobs<const OPEN: bool>(
+        key_generating_key: &RoundKeys,
+        jobs: &mut [SivJob<'_>],
+    ) = long_jobs;
+}
+
+#[inline(always)]
+fn long_jobs<W: Tier, const OPEN: bool>(
+    width: W,
+    key_generating_key: &RoundKeys,
+    jobs: &mut [SivJob<'_>],
+) {
+    match key_generating_key.rounds() {
+        10 => pipeline::<W, 10, OPEN>(width, key_generating_key, jobs),
+        _ => pipeline::<W, 14, OPEN>(width, key_generating_key, jobs),
+    }
+}
+
+/// A message whose last pass is still to run: its job, its record encryption key, and its
+/// tag (sealing) or POLYVAL's state after the AAD (opening). Its broadcast key and its
+/// POLYVAL table are in the other slot of [`pipeline`]'s pairs.
+struct Pending {
+    job: usize,
+    encryption: KeySchedule,
+    value: Block,
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        self.encryption.zeroize();
+        self.value.zeroize();
+    }
+}
+
+/// Seals (or, with `OPEN`, opens) the long jobs with the single-message
+/// kernel's steps, but software-pipelined across messages: the record keys and POLYVAL table
+/// of message i+1 (derivation, expansion and the powers: about 125 dependent cycles on Zen 3)
+/// come before message i's last pass in program order, and so does the tag of message i when
+/// sealing (about 45 more), so that their latency passes while that pass runs instead of
+/// stalling the next message. Sealing runs
+///
+/// ```text
+/// keys(0) hash(0) tag(0) | keys(1) ctr(0) hash(1) tag(1) | keys(2) ctr(1) hash(2) tag(2) | ...
+/// ```
+///
+/// and opening `keys(0) | keys(1) ctr+hash(0) tag(0) | keys(2) ctr+hash(1) tag(1) | ...`. The
+/// results are the single-message kernel's: the same functions in another order. Measured on
+/// Zen 3, same process, medians of 41: the batch of 64 x 1500 bytes 1.06-1.10x the loop of
+/// single calls on VAES (1.03x on AES-NI), 64 x 576 bytes 1.07-1.19x.
+#[inline(always)]
+fn pipeline<W: Tier, const ROUNDS: usize, const OPEN: bool>(
+    width: W,
+    key_generating_key: &RoundKeys,
+    jobs: &mut [SivJob<'_>],
+) {
+    let narrow = width.narrow();
+    // Two slots of broadcast record encryption keys and POLYVAL tables: this message's, and
+    // the pending one's.
+    let mut hash_keys = [PowerTable::empty(narrow), PowerTable::empty(narrow)];
+    let mut wide = [[width.zero(); 15]; 2];
+    let mut current = 0;
+    let mut pending: Option<Pending> = None;
+    for index in 0..jobs.len() {
+        let job = &jobs[index];
+        if is_short_job::<W>(job) {
+            continue;
+        }
+        let message = SivMessage {
+            key_generating_key,
+            nonce: &job.nonce,
+            aad: job.aad,
+        };
+        let slot = (&mut hash_keys[current], &mut wide[current]);
+        let (encryption, s) =
+            record_keys_and_aad::<W, ROUNDS>(width, &message, job.data.len(), slot);
+        // The table must be built here, ahead of the pass below, not sunk past it.
+        core::hint::black_box(&hash_keys[current]);
+        if let Some(previous) = pending.take() {
+            let other = 1 - current;
+            complete::<W, ROUNDS, OPEN>(width, (&wide[other], &hash_keys[other]), previous, jobs);
+        }
+        let value = if OPEN {
+            s
+        } else {
+            let job = &mut jobs[index];
+            let lengths = length_block(job.aad.len(), job.data.len());
+            let s = absorb_padded::<W, false>(
+                width,
+                &hash_keys[current],
+                s,
+                (&*job.data, 0),
+                Some(lengths),
+            );
+            let tag = tag_of::<ROUNDS>(narrow, &encryption, s, &job.nonce);
+            job.tag = store_block(tag);
+            tag
+        };
+        pending = Some(Pending {
+            job: index,
+            encryption,
+            value,
+        });
+        current = 1 - current;
+    }
+    if let Some(previous) = pending {
+        let other = 1 - current;
+        complete::<W, ROUNDS, OPEN>(width, (&wide[other], &hash_keys[other]), previous, jobs);
+    }
+    wide.zeroize();
+}
+
+/// A pending message's last pass: counter mode from its tag (sealing), or counter mode
+/// stitched with POLYVAL from the received tag, then the tag check, which wipes the job on a
+/// mismatch (opening).
+#[inline(always)]
+fn complete<W: Tier, const ROUNDS: usize, const OPEN: bool>(
+    width: W,
+    (keys, hash_key): (&[W::Reg; 15], &PowerTable),
+    message: Pending,
+    jobs: &mut [SivJob<'_>],
+) {
+    let narrow = width.narrow();
+    let job = &mut jobs[message.job];
+    let tag = if OPEN {
+        load_block(&job.tag)
+    } else {
+        message.value
+    };
+    let mut counter = Counter::<W, false>::new(width, counter_block(narrow, tag));
+    let mut buf: InOutBuf<'_, '_, u8> = (&mut *job.data).into();
+    if OPEN {
+        let lengths = length_block(job.aad.len(), buf.len());
+        let s = ctr_and_hash_rounds::<W, false, true, ROUNDS>(
+            width,
+            (keys, hash_key),
+            (message.value, &mut counter),
+            buf.reborrow(),
+            lengths,
+        );
+        let expected = store_block(tag_of::<ROUNDS>(narrow, &message.encryption, s, &job.nonce));
+        let received = job.tag;
+        job.authentic = open_or_wipe(buf, |_| check_tag(&expected, &received)).is_ok();
+    } else {
+        apply_keystream::<W, false, ROUNDS>(width, keys, &mut counter, buf);
+    }
+}
+
+/// A job no group takes, through the single-message kernel: called, not inlined, so that it
+/// is the very code the single-message API runs. Inlined into the batch loop, the VAES
+/// instance ran 64 messages of 1500 bytes 7 % slower than one call each (Zen 3, median of
+/// 41 interleaved runs; the compiler schedules and allocates registers differently in the
+/// larger function), and a batch must never be slower than the loop it replaces.
+#[inline(always)]
+pub(super) fn run_one<W: Tier, const OPEN: bool>(
+    width: W,
+    key_generating_key: &RoundKeys,
+    job: &mut SivJob<'_>,
+) {
+    let message = SivMessage {
+        key_generating_key,
+        nonce: &job.nonce,
+        aad: job.aad,
+    };
+    let mut buf: InOutBuf<'_, '_, u8> = (&mut *job.data).into();
+    if OPEN {
+        let received = job.tag;
+        let expected =
+            super::super::kernels::gcm_siv_open(width.token(), &message, buf.reborrow(), &received);
+        job.authentic = open_or_wipe(buf, |_| check_tag(&expected, &received)).is_ok();
+    } else {
+        job.tag = super::super::kernels::gcm_siv_seal(width.token(), &message, buf);
+    }
+}
