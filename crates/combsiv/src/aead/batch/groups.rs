@@ -332,7 +332,7 @@ fn gather_rows<W: Tier>(
 
 /// Rows of a group up to which POLYVAL runs Horner's rule one row at a time; longer groups
 /// take [`AGGREGATED_ROWS`] rows per reduction.
-const HORNER_ROWS: usize = 8;
+pub(super) const HORNER_ROWS: usize = 8;
 
 /// Rows per reduction in a long group: `S' = (S + X_1) * H^4 + X_2 * H^3 + X_3 * H^2 + X_4 * H`
 /// costs 14 carry-less multiplications per register where four steps of Horner's rule cost
