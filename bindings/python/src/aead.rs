@@ -2,7 +2,7 @@
 //! out-of-buffer and batch calls. One implementation ([`Cipher`]) serves both classes.
 
 use combsiv::parallel::for_each_part;
-use combsiv::{Aes128, Aes256, AesGcm, AesGcmSiv, Backend, Error};
+use combsiv::{Backend, DynAesGcm, DynAesGcmSiv, Error};
 use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
@@ -51,18 +51,6 @@ pub trait Cipher: Send + Sync {
     ) -> Result<(), Error>;
 }
 
-/// AES-GCM-SIV with either key size.
-pub enum Siv {
-    Aes128(AesGcmSiv<Aes128>),
-    Aes256(AesGcmSiv<Aes256>),
-}
-
-/// AES-GCM with either key size.
-pub enum Gcm {
-    Aes128(AesGcm<Aes128>),
-    Aes256(AesGcm<Aes256>),
-}
-
 fn nonce96(nonce: &[u8]) -> Result<&[u8; 12], Error> {
     nonce.try_into().map_err(|_| Error::InvalidNonceLength)
 }
@@ -86,7 +74,7 @@ macro_rules! open_with {
     };
 }
 
-impl Cipher for Siv {
+impl Cipher for DynAesGcmSiv {
     const UNIQUE_NONCES: bool = false;
 
     fn check_nonce(nonce: &[u8]) -> PyResult<()> {
@@ -105,10 +93,7 @@ impl Cipher for Siv {
         out: &mut [u8],
     ) -> Result<[u8; TAG_LEN], Error> {
         let nonce = nonce96(nonce)?;
-        match self {
-            Siv::Aes128(c) => seal_with!(c, nonce, aad, plaintext, out),
-            Siv::Aes256(c) => seal_with!(c, nonce, aad, plaintext, out),
-        }
+        seal_with!(self, nonce, aad, plaintext, out)
     }
 
     fn open(
@@ -120,14 +105,11 @@ impl Cipher for Siv {
         tag: &[u8; TAG_LEN],
     ) -> Result<(), Error> {
         let nonce = nonce96(nonce)?;
-        match self {
-            Siv::Aes128(c) => open_with!(c, nonce, aad, ciphertext, out, tag),
-            Siv::Aes256(c) => open_with!(c, nonce, aad, ciphertext, out, tag),
-        }
+        open_with!(self, nonce, aad, ciphertext, out, tag)
     }
 }
 
-impl Cipher for Gcm {
+impl Cipher for DynAesGcm {
     const UNIQUE_NONCES: bool = true;
 
     fn check_nonce(nonce: &[u8]) -> PyResult<()> {
@@ -148,18 +130,12 @@ impl Cipher for Gcm {
         out: &mut [u8],
     ) -> Result<[u8; TAG_LEN], Error> {
         if let Ok(nonce) = nonce96(nonce) {
-            return match self {
-                Gcm::Aes128(c) => seal_with!(c, nonce, aad, plaintext, out),
-                Gcm::Aes256(c) => seal_with!(c, nonce, aad, plaintext, out),
-            };
+            return seal_with!(self, nonce, aad, plaintext, out);
         }
         // Other IV lengths (SP 800-38D derives J0 with GHASH): the allocating API.
         let mut sealed = {
             let plaintext = plaintext.unwrap_or(out);
-            match self {
-                Gcm::Aes128(c) => c.encrypt_with_iv(nonce, aad, plaintext)?,
-                Gcm::Aes256(c) => c.encrypt_with_iv(nonce, aad, plaintext)?,
-            }
+            self.encrypt_with_iv(nonce, aad, plaintext)?
         };
         let (body, tag) = sealed.split_at(out.len());
         out.copy_from_slice(body);
@@ -177,18 +153,12 @@ impl Cipher for Gcm {
         tag: &[u8; TAG_LEN],
     ) -> Result<(), Error> {
         if let Ok(nonce) = nonce96(nonce) {
-            return match self {
-                Gcm::Aes128(c) => open_with!(c, nonce, aad, ciphertext, out, tag),
-                Gcm::Aes256(c) => open_with!(c, nonce, aad, ciphertext, out, tag),
-            };
+            return open_with!(self, nonce, aad, ciphertext, out, tag);
         }
         let mut sealed = Vec::with_capacity(out.len() + TAG_LEN);
         sealed.extend_from_slice(ciphertext.unwrap_or(out));
         sealed.extend_from_slice(tag);
-        let opened = match self {
-            Gcm::Aes128(c) => c.decrypt_with_iv(nonce, aad, &sealed),
-            Gcm::Aes256(c) => c.decrypt_with_iv(nonce, aad, &sealed),
-        };
+        let opened = self.decrypt_with_iv(nonce, aad, &sealed);
         match opened {
             Ok(mut plaintext) if plaintext.len() == out.len() => {
                 out.copy_from_slice(&plaintext);

@@ -8,14 +8,14 @@ mod buffer;
 mod files;
 
 use combsiv::bounds::{self, NonceProfile, RandomNonceProfile};
-use combsiv::{Aes128, Aes256, AesGcm, AesGcmSiv, Backend};
+use combsiv::{Backend, DynAesGcm, DynAesGcmSiv};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
 use zeroize::Zeroize;
 
-use crate::aead::{Gcm, Siv, key_of, to_py};
+use crate::aead::{key_of, to_py};
 use crate::buffer::BytesLike;
 
 create_exception!(
@@ -42,36 +42,12 @@ fn backend_from_name(name: &str) -> PyResult<Backend> {
     Ok(backend)
 }
 
-/// A fixed-size key copied out of Python, wiped after use.
-fn with_key<T, const N: usize>(key: &[u8], f: impl FnOnce(&[u8; N]) -> T) -> Option<T> {
-    let mut copy: [u8; N] = key.try_into().ok()?;
-    let result = f(&copy);
-    copy.zeroize();
-    Some(result)
+fn new_siv(key: &[u8], backend: Backend) -> Result<DynAesGcmSiv, combsiv::Error> {
+    DynAesGcmSiv::with_backend(key, backend)
 }
 
-fn new_siv(key: &[u8], backend: Backend) -> Result<Siv, combsiv::Error> {
-    with_key(key, |k| {
-        AesGcmSiv::<Aes128>::with_backend(k, backend).map(Siv::Aes128)
-    })
-    .or_else(|| {
-        with_key(key, |k| {
-            AesGcmSiv::<Aes256>::with_backend(k, backend).map(Siv::Aes256)
-        })
-    })
-    .unwrap_or(Err(combsiv::Error::InvalidKeyLength))
-}
-
-fn new_gcm(key: &[u8], backend: Backend) -> Result<Gcm, combsiv::Error> {
-    with_key(key, |k| {
-        AesGcm::<Aes128>::with_backend(k, backend).map(Gcm::Aes128)
-    })
-    .or_else(|| {
-        with_key(key, |k| {
-            AesGcm::<Aes256>::with_backend(k, backend).map(Gcm::Aes256)
-        })
-    })
-    .unwrap_or(Err(combsiv::Error::InvalidKeyLength))
+fn new_gcm(key: &[u8], backend: Backend) -> Result<DynAesGcm, combsiv::Error> {
+    DynAesGcm::with_backend(key, backend)
 }
 
 /// The methods both AEAD classes share, written once.
@@ -212,7 +188,7 @@ macro_rules! aead_class {
 aead_class!(
     AesGcmSivClass,
     "AESGCMSIV",
-    Siv,
+    DynAesGcmSiv,
     new_siv,
     "AES-GCM-SIV (RFC 8452) with a 128- or 256-bit key: cryptography's AESGCMSIV surface. A \
      repeated nonce only reveals whether two messages were equal."
@@ -220,7 +196,7 @@ aead_class!(
 aead_class!(
     AesGcmClass,
     "AESGCM",
-    Gcm,
+    DynAesGcm,
     new_gcm,
     "AES-GCM (NIST SP 800-38D) with a 128- or 256-bit key: cryptography's AESGCM surface. \
      Never repeat a nonce under one key."
@@ -228,26 +204,14 @@ aead_class!(
 
 impl AesGcmSivClass {
     fn backend_of(&self) -> Backend {
-        match &self.cipher {
-            Siv::Aes128(c) => c.backend(),
-            Siv::Aes256(c) => c.backend(),
-        }
+        self.cipher.backend()
     }
 }
 
 impl AesGcmClass {
     fn backend_of(&self) -> Backend {
-        match &self.cipher {
-            Gcm::Aes128(c) => c.backend(),
-            Gcm::Aes256(c) => c.backend(),
-        }
+        self.cipher.backend()
     }
-}
-
-/// Either key size of the library's `Sealer`.
-enum AnySealer {
-    Aes128(combsiv::Sealer<Aes128>),
-    Aes256(combsiv::Sealer<Aes256>),
 }
 
 /// AES-GCM-SIV with a random nonce per message and a usage budget: `seal` returns
@@ -255,7 +219,7 @@ enum AnySealer {
 /// the random-nonce bound past 2**limit_log2.
 #[pyclass(frozen, module = "combsiv", name = "Sealer")]
 struct SealerClass {
-    sealer: AnySealer,
+    sealer: combsiv::Sealer,
 }
 
 #[pymethods]
@@ -264,11 +228,9 @@ impl SealerClass {
     #[pyo3(signature = (key, limit_log2 = -32.0))]
     fn new(key: &Bound<'_, PyAny>, limit_log2: f64) -> PyResult<Self> {
         let cipher = key_of(key, None, new_siv)?;
-        let sealer = match cipher {
-            Siv::Aes128(c) => AnySealer::Aes128(combsiv::Sealer::with_limit(c, limit_log2)),
-            Siv::Aes256(c) => AnySealer::Aes256(combsiv::Sealer::with_limit(c, limit_log2)),
-        };
-        Ok(SealerClass { sealer })
+        Ok(SealerClass {
+            sealer: combsiv::Sealer::with_limit(cipher, limit_log2),
+        })
     }
 
     /// `nonce || ciphertext || tag` of `data` under a fresh random nonce.
@@ -282,11 +244,7 @@ impl SealerClass {
         let data = BytesLike::new(data)?.into_snapshot();
         let aad = BytesLike::optional(associated_data)?.map(BytesLike::into_snapshot);
         let aad = aad.as_deref().unwrap_or(&[]);
-        let sealed = match &self.sealer {
-            AnySealer::Aes128(s) => s.seal(aad, &data),
-            AnySealer::Aes256(s) => s.seal(aad, &data),
-        }
-        .map_err(to_py)?;
+        let sealed = self.sealer.seal(aad, &data).map_err(to_py)?;
         Ok(PyBytes::new(py, &sealed))
     }
 
@@ -302,11 +260,7 @@ impl SealerClass {
         let sealed = BytesLike::new(sealed)?.into_snapshot();
         let aad = BytesLike::optional(associated_data)?.map(BytesLike::into_snapshot);
         let aad = aad.as_deref().unwrap_or(&[]);
-        let mut opened = match &self.sealer {
-            AnySealer::Aes128(s) => s.open(aad, &sealed),
-            AnySealer::Aes256(s) => s.open(aad, &sealed),
-        }
-        .map_err(to_py)?;
+        let mut opened = self.sealer.open(aad, &sealed).map_err(to_py)?;
         let bytes = PyBytes::new(py, &opened);
         opened.zeroize();
         Ok(bytes)
@@ -315,20 +269,14 @@ impl SealerClass {
     /// `(messages, blocks, max_blocks)` sealed so far.
     #[getter]
     fn usage(&self) -> (u64, u64, u64) {
-        let usage = match &self.sealer {
-            AnySealer::Aes128(s) => s.usage(),
-            AnySealer::Aes256(s) => s.usage(),
-        };
+        let usage = self.sealer.usage();
         (usage.messages, usage.blocks, usage.max_blocks)
     }
 
     /// log2 of the random-nonce advantage bound of the usage so far.
     #[getter]
     fn bound_log2(&self) -> f64 {
-        match &self.sealer {
-            AnySealer::Aes128(s) => s.usage().bound_log2(),
-            AnySealer::Aes256(s) => s.usage().bound_log2(),
-        }
+        self.sealer.usage().bound_log2()
     }
 }
 

@@ -50,8 +50,8 @@ mod verdict;
 
 pub use crate::aead::gcm::AesGcm;
 pub use crate::aead::gcm_siv::{AesGcmSiv, SivJob};
-pub use crate::aead::{Aes128, Aes256, KeySize};
-pub use crate::aes::Aes;
+pub use crate::aead::{Aes128, Aes256, DynAesGcm, DynAesGcmSiv, KeySize};
+pub use crate::aes::{Aes, AesKeySize};
 pub use crate::cpu::Backend;
 pub use crate::error::Error;
 #[cfg(feature = "std")]

@@ -7,9 +7,8 @@ use std::sync::{Mutex, PoisonError};
 
 use zeroize::Zeroizing;
 
-use crate::aead::KeySize;
 use crate::bounds::{self, RandomNonceProfile};
-use crate::{AesGcmSiv, Error};
+use crate::{DynAesGcmSiv, Error};
 
 /// What a [`Sealer`] has encrypted so far.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -46,7 +45,9 @@ impl Usage {
 /// counted (thread-safely), and a seal that would take the advantage bound past the limit
 /// (2^-32 by default) fails with [`Error::KeyExhausted`] before any work.
 ///
-/// The output of [`Sealer::seal`] is `nonce || ciphertext || tag`.
+/// The output of [`Sealer::seal`] is `nonce || ciphertext || tag`. Either key size: a sealer
+/// takes an [`Aes128GcmSiv`](crate::Aes128GcmSiv), an [`Aes256GcmSiv`](crate::Aes256GcmSiv)
+/// or a [`DynAesGcmSiv`].
 ///
 /// ```
 /// use combsiv::{Aes256GcmSiv, Sealer};
@@ -57,13 +58,13 @@ impl Usage {
 /// assert_eq!(sealer.usage().messages, 1);
 /// # Ok::<(), combsiv::Error>(())
 /// ```
-pub struct Sealer<K: KeySize> {
-    cipher: AesGcmSiv<K>,
+pub struct Sealer {
+    cipher: DynAesGcmSiv,
     limit_log2: f64,
     usage: Mutex<Usage>,
 }
 
-impl<K: KeySize> core::fmt::Debug for Sealer<K> {
+impl core::fmt::Debug for Sealer {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Sealer")
             .field("cipher", &self.cipher)
@@ -76,22 +77,22 @@ impl<K: KeySize> core::fmt::Debug for Sealer<K> {
 /// Nonce length of AES-GCM-SIV.
 const NONCE_LEN: usize = 12;
 
-impl<K: KeySize> Sealer<K> {
+impl Sealer {
     /// A sealer with the default limit, 2^-32.
-    pub fn new(cipher: AesGcmSiv<K>) -> Self {
+    pub fn new(cipher: impl Into<DynAesGcmSiv>) -> Self {
         Self::with_limit(cipher, bounds::DEFAULT_LIMIT_LOG2)
     }
 
     /// A sealer that refuses once the bound would exceed 2^`limit_log2`.
-    pub fn with_limit(cipher: AesGcmSiv<K>, limit_log2: f64) -> Self {
+    pub fn with_limit(cipher: impl Into<DynAesGcmSiv>, limit_log2: f64) -> Self {
         Self::resuming(cipher, limit_log2, Usage::default())
     }
 
     /// A sealer for a key that has already been used as much as `usage` says (for budgets
     /// kept across restarts).
-    pub fn resuming(cipher: AesGcmSiv<K>, limit_log2: f64, usage: Usage) -> Self {
+    pub fn resuming(cipher: impl Into<DynAesGcmSiv>, limit_log2: f64, usage: Usage) -> Self {
         Sealer {
-            cipher,
+            cipher: cipher.into(),
             limit_log2,
             usage: Mutex::new(usage),
         }

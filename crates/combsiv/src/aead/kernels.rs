@@ -35,8 +35,9 @@ use zeroize::Zeroize;
 use super::Hashed;
 #[cfg(feature = "alloc")]
 use super::batch::{open_jobs, seal_jobs};
+use crate::aes::AesKeySize;
 use crate::aes::kernels::{
-    Counter, KeySchedule, RoundKeys, TailInput, apply_keystream, apply_keystream_rounds, broadcast,
+    Counter, KeySchedule, RoundKeys, TailInput, apply_keystream, apply_keystream_sized, broadcast,
     encrypt, expand_key, load_stride, store_xor_stride, stride, stride_bytes, xor_stride, xor_tail,
 };
 use crate::cpu::{
@@ -142,16 +143,20 @@ fn seal_whole<W: Tier>(width: W, message: &SivMessage<'_>, buf: InOutBuf<'_, '_,
     let narrow = width.narrow();
     match (
         chunks_of(message, buf.len()),
-        message.key_generating_key.rounds(),
+        message.key_generating_key.size(),
     ) {
-        (chunks, 10) if chunks > W::SIV_SHORT_CHUNKS => seal_rounds::<W, 10>(width, message, buf),
-        (chunks, _) if chunks > W::SIV_SHORT_CHUNKS => seal_rounds::<W, 14>(width, message, buf),
-        (1, 10) => seal_short::<10, 1>(narrow, message, buf),
-        (1, _) => seal_short::<14, 1>(narrow, message, buf),
-        (2, 10) => seal_short::<10, 2>(narrow, message, buf),
-        (2, _) => seal_short::<14, 2>(narrow, message, buf),
-        (_, 10) => seal_short::<10, 3>(narrow, message, buf),
-        (_, _) => seal_short::<14, 3>(narrow, message, buf),
+        (chunks, AesKeySize::Aes128) if chunks > W::SIV_SHORT_CHUNKS => {
+            seal_rounds::<W, 10>(width, message, buf)
+        }
+        (chunks, AesKeySize::Aes256) if chunks > W::SIV_SHORT_CHUNKS => {
+            seal_rounds::<W, 14>(width, message, buf)
+        }
+        (1, AesKeySize::Aes128) => seal_short::<10, 1>(narrow, message, buf),
+        (1, AesKeySize::Aes256) => seal_short::<14, 1>(narrow, message, buf),
+        (2, AesKeySize::Aes128) => seal_short::<10, 2>(narrow, message, buf),
+        (2, AesKeySize::Aes256) => seal_short::<14, 2>(narrow, message, buf),
+        (_, AesKeySize::Aes128) => seal_short::<10, 3>(narrow, message, buf),
+        (_, AesKeySize::Aes256) => seal_short::<14, 3>(narrow, message, buf),
     }
 }
 
@@ -166,20 +171,20 @@ fn open_whole<W: Tier>(
     let narrow = width.narrow();
     match (
         chunks_of(message, buf.len()),
-        message.key_generating_key.rounds(),
+        message.key_generating_key.size(),
     ) {
-        (chunks, 10) if chunks > W::SIV_SHORT_CHUNKS => {
+        (chunks, AesKeySize::Aes128) if chunks > W::SIV_SHORT_CHUNKS => {
             open_rounds::<W, 10>(width, message, buf, received_tag)
         }
-        (chunks, _) if chunks > W::SIV_SHORT_CHUNKS => {
+        (chunks, AesKeySize::Aes256) if chunks > W::SIV_SHORT_CHUNKS => {
             open_rounds::<W, 14>(width, message, buf, received_tag)
         }
-        (1, 10) => open_short::<10, 1>(narrow, message, buf, received_tag),
-        (1, _) => open_short::<14, 1>(narrow, message, buf, received_tag),
-        (2, 10) => open_short::<10, 2>(narrow, message, buf, received_tag),
-        (2, _) => open_short::<14, 2>(narrow, message, buf, received_tag),
-        (_, 10) => open_short::<10, 3>(narrow, message, buf, received_tag),
-        (_, _) => open_short::<14, 3>(narrow, message, buf, received_tag),
+        (1, AesKeySize::Aes128) => open_short::<10, 1>(narrow, message, buf, received_tag),
+        (1, AesKeySize::Aes256) => open_short::<14, 1>(narrow, message, buf, received_tag),
+        (2, AesKeySize::Aes128) => open_short::<10, 2>(narrow, message, buf, received_tag),
+        (2, AesKeySize::Aes256) => open_short::<14, 2>(narrow, message, buf, received_tag),
+        (_, AesKeySize::Aes128) => open_short::<10, 3>(narrow, message, buf, received_tag),
+        (_, AesKeySize::Aes256) => open_short::<14, 3>(narrow, message, buf, received_tag),
     }
 }
 
@@ -576,21 +581,21 @@ fn ctr_and_hash_at<W: Tier, const GHASH: bool>(
         covers || hashed == Hashed::Output,
         "a hash of the input side needs a table that covers a stride"
     );
-    let s = match (hashed, aes.rounds(), covers) {
-        (Hashed::Output, 10, true) => {
+    let s = match (hashed, aes.size(), covers) {
+        (Hashed::Output, AesKeySize::Aes128, true) => {
             ctr_and_hash_rounds::<W, GHASH, true, 10>(width, hash, state, data, last)
         }
-        (Hashed::Output, _, true) => {
+        (Hashed::Output, AesKeySize::Aes256, true) => {
             ctr_and_hash_rounds::<W, GHASH, true, 14>(width, hash, state, data, last)
         }
-        (Hashed::Input, 10, _) => {
+        (Hashed::Input, AesKeySize::Aes128, _) => {
             ctr_and_hash_rounds::<W, GHASH, false, 10>(width, hash, state, data, last)
         }
-        (Hashed::Input, _, _) => {
+        (Hashed::Input, AesKeySize::Aes256, _) => {
             ctr_and_hash_rounds::<W, GHASH, false, 14>(width, hash, state, data, last)
         }
-        (Hashed::Output, rounds, false) => {
-            apply_keystream_rounds(width, &keys, rounds, &mut counter, data.reborrow());
+        (Hashed::Output, size, false) => {
+            apply_keystream_sized(width, &keys, size, &mut counter, data.reborrow());
             absorb_padded::<W, GHASH>(width, hash_key, s, (data.get_out(), 0), Some(last))
         }
     };

@@ -3,6 +3,7 @@
 
 #[cfg(all(vector_tiers, feature = "alloc"))]
 mod batch;
+mod dynamic;
 pub(crate) mod gcm;
 pub(crate) mod gcm_siv;
 #[cfg(vector_tiers)]
@@ -11,12 +12,13 @@ mod kernels;
 #[cfg(feature = "alloc")]
 use alloc::vec::Vec;
 
+pub use self::dynamic::{DynAesGcm, DynAesGcmSiv};
 pub(crate) use crate::verdict::check_tag;
 use aead::inout::InOutBuf;
 use zeroize::Zeroize;
 
 use crate::Error;
-use crate::aes::{BlockCipher, Counter32, KeyBytes};
+use crate::aes::{AesKeySize, BlockCipher, Counter32, KeyBytes};
 use crate::field::UniversalHash;
 
 /// The AES key sizes the AEADs come in: [`Aes128`] and [`Aes256`]. Sealed.
@@ -25,10 +27,12 @@ pub trait KeySize: sealed::Sealed + Clone + Send + Sync + 'static {
     type Key: AsRef<[u8]> + AsMut<[u8]> + Copy + Default + Zeroize + for<'a> TryFrom<&'a [u8]>;
     /// The key length as a `typenum` number, for the RustCrypto traits.
     type KeyLength: aead::array::ArraySize;
+    /// The key size as a value.
+    const SIZE: AesKeySize;
     /// "AES-128" or "AES-256".
-    const NAME: &'static str;
+    const NAME: &'static str = Self::SIZE.name();
     /// The key length in bytes: 16 or 32.
-    const KEY_LEN: usize;
+    const KEY_LEN: usize = Self::SIZE.key_len();
     #[doc(hidden)]
     fn key_bytes(key: &Self::Key) -> KeyBytes<'_>;
     #[doc(hidden)]
@@ -52,8 +56,7 @@ mod sealed {
 impl KeySize for Aes128 {
     type Key = [u8; 16];
     type KeyLength = aead::consts::U16;
-    const NAME: &'static str = "AES-128";
-    const KEY_LEN: usize = 16;
+    const SIZE: AesKeySize = AesKeySize::Aes128;
     fn key_bytes(key: &[u8; 16]) -> KeyBytes<'_> {
         KeyBytes::Aes128(key)
     }
@@ -65,8 +68,7 @@ impl KeySize for Aes128 {
 impl KeySize for Aes256 {
     type Key = [u8; 32];
     type KeyLength = aead::consts::U32;
-    const NAME: &'static str = "AES-256";
-    const KEY_LEN: usize = 32;
+    const SIZE: AesKeySize = AesKeySize::Aes256;
     fn key_bytes(key: &[u8; 32]) -> KeyBytes<'_> {
         KeyBytes::Aes256(key)
     }

@@ -13,7 +13,7 @@
 use aead::inout::InOutBuf;
 use zeroize::Zeroize;
 
-use super::{Counter32, KeyBytes};
+use super::{AesKeySize, Counter32, KeyBytes};
 use crate::cpu::{
     Block, Narrow, STRIDE, Tier, TierToken, block_from, load_block, load_last_partial, per_tier,
     store_block, store_last_partial,
@@ -30,7 +30,7 @@ pub(crate) type KeySchedule = [Block; 15];
 #[derive(Clone)]
 pub(crate) struct RoundKeys {
     keys: KeySchedule,
-    rounds: usize,
+    size: AesKeySize,
 }
 
 impl Drop for RoundKeys {
@@ -44,13 +44,13 @@ impl RoundKeys {
         expand(tier, key)
     }
 
-    /// 10 or 14.
-    pub(crate) fn rounds(&self) -> usize {
-        self.rounds
+    pub(crate) fn size(&self) -> AesKeySize {
+        self.size
     }
 
-    pub(crate) fn key_bits(&self) -> usize {
-        if self.rounds == 10 { 128 } else { 256 }
+    /// 10 or 14.
+    pub(crate) fn rounds(&self) -> usize {
+        self.size.rounds()
     }
 
     /// The 128-bit round keys, for kernels that schedule AES rounds themselves.
@@ -205,7 +205,7 @@ fn expand_kernel<W: Tier>(width: W, key: KeyBytes<'_>) -> RoundKeys {
     };
     RoundKeys {
         keys: expand_key(width.narrow(), low, high),
-        rounds: if high.is_some() { 14 } else { 10 },
+        size: key.size(),
     }
 }
 
@@ -267,7 +267,7 @@ per_tier! {
 /// ECB over independent blocks on the narrow tier (key derivation, the chained modes' steps).
 fn encrypt_ecb_kernel<W: Tier>(width: W, round_keys: &RoundKeys, blocks: &mut [[u8; 16]]) {
     let narrow = width.narrow();
-    let (keys, rounds) = (&round_keys.keys, round_keys.rounds);
+    let (keys, rounds) = (&round_keys.keys, round_keys.rounds());
     // One block (the chained modes' every step): straight through, nothing padded.
     if let [block] = blocks {
         let mut state = [load_block(block)];
@@ -305,7 +305,7 @@ per_tier! {
 
 fn decrypt_ecb_kernel<W: Tier>(width: W, round_keys: &RoundKeys, blocks: &mut [[u8; 16]]) {
     let narrow = width.narrow();
-    let rounds = round_keys.rounds;
+    let rounds = round_keys.rounds();
     let mut keys = [narrow.zero(); 15];
     keys[0] = round_keys.keys[rounds];
     for (inverse, forward) in keys[1..rounds]
@@ -351,23 +351,22 @@ fn ctr32_xor_kernel<W: Tier, const BIG_ENDIAN: bool>(
 ) {
     let mut keys = broadcast(width, &round_keys.keys);
     let mut counter = Counter::<W, BIG_ENDIAN>::new(width, load_block(counter));
-    apply_keystream_rounds(width, &keys, round_keys.rounds, &mut counter, data);
+    apply_keystream_sized(width, &keys, round_keys.size(), &mut counter, data);
     keys.zeroize();
 }
 
-/// [`apply_keystream`] with the round count (10 or 14) as a value.
+/// [`apply_keystream`] for a key size known at run time.
 #[inline(always)]
-pub(crate) fn apply_keystream_rounds<W: Tier, const BIG_ENDIAN: bool>(
+pub(crate) fn apply_keystream_sized<W: Tier, const BIG_ENDIAN: bool>(
     width: W,
     keys: &[W::Reg; 15],
-    rounds: usize,
+    size: AesKeySize,
     counter: &mut Counter<W, BIG_ENDIAN>,
     data: InOutBuf<'_, '_, u8>,
 ) {
-    if rounds == 10 {
-        apply_keystream::<W, BIG_ENDIAN, 10>(width, keys, counter, data);
-    } else {
-        apply_keystream::<W, BIG_ENDIAN, 14>(width, keys, counter, data);
+    match size {
+        AesKeySize::Aes128 => apply_keystream::<W, BIG_ENDIAN, 10>(width, keys, counter, data),
+        AesKeySize::Aes256 => apply_keystream::<W, BIG_ENDIAN, 14>(width, keys, counter, data),
     }
 }
 

@@ -13,6 +13,69 @@ use aead::inout::InOutBuf;
 use crate::Error;
 use crate::cpu::{Backend, Isa};
 
+/// AES-128 or AES-256, chosen at run time: the one key-size type of the crate (the
+/// [`KeySize`](crate::KeySize) types [`Aes128`](crate::Aes128) and [`Aes256`](crate::Aes256)
+/// choose it at compile time, and each names its `AesKeySize`).
+///
+/// ```
+/// use combsiv::AesKeySize;
+///
+/// let size = AesKeySize::of_key_len(32)?;
+/// assert_eq!((size, size.key_len(), size.bits()), (AesKeySize::Aes256, 32, 256));
+/// assert!(AesKeySize::of_key_len(24).is_err()); // AES-192 is not supported
+/// # Ok::<(), combsiv::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AesKeySize {
+    /// A 16-byte key, 10 rounds.
+    Aes128,
+    /// A 32-byte key, 14 rounds.
+    Aes256,
+}
+
+impl AesKeySize {
+    /// The key size of a key `len` bytes long: [`Error::InvalidKeyLength`] unless 16 or 32.
+    pub fn of_key_len(len: usize) -> Result<AesKeySize, Error> {
+        match len {
+            16 => Ok(AesKeySize::Aes128),
+            32 => Ok(AesKeySize::Aes256),
+            _ => Err(Error::InvalidKeyLength),
+        }
+    }
+
+    /// The key length in bytes: 16 or 32.
+    pub const fn key_len(self) -> usize {
+        match self {
+            AesKeySize::Aes128 => 16,
+            AesKeySize::Aes256 => 32,
+        }
+    }
+
+    /// The key length in bits: 128 or 256.
+    pub const fn bits(self) -> u32 {
+        match self {
+            AesKeySize::Aes128 => 128,
+            AesKeySize::Aes256 => 256,
+        }
+    }
+
+    /// "AES-128" or "AES-256".
+    pub const fn name(self) -> &'static str {
+        match self {
+            AesKeySize::Aes128 => "AES-128",
+            AesKeySize::Aes256 => "AES-256",
+        }
+    }
+
+    /// The number of rounds, FIPS 197 Table 3: 10 or 14.
+    pub(crate) const fn rounds(self) -> usize {
+        match self {
+            AesKeySize::Aes128 => 10,
+            AesKeySize::Aes256 => 14,
+        }
+    }
+}
+
 /// An AES key of a length FIPS 197 defines and combsiv supports.
 ///
 /// `pub` only so that the sealed [`crate::KeySize`] trait can name it; the module is private.
@@ -34,6 +97,13 @@ impl core::fmt::Debug for KeyBytes<'_> {
 }
 
 impl<'a> KeyBytes<'a> {
+    pub(crate) fn size(self) -> AesKeySize {
+        match self {
+            KeyBytes::Aes128(_) => AesKeySize::Aes128,
+            KeyBytes::Aes256(_) => AesKeySize::Aes256,
+        }
+    }
+
     pub(crate) fn from_slice(key: &'a [u8]) -> Result<Self, Error> {
         if let Ok(key) = <&[u8; 16]>::try_from(key) {
             Ok(KeyBytes::Aes128(key))
@@ -89,7 +159,12 @@ impl Aes {
 
     /// 128 or 256.
     pub fn key_bits(&self) -> usize {
-        self.cipher.key_bits()
+        self.cipher.size().bits() as usize
+    }
+
+    /// AES-128 or AES-256.
+    pub fn key_size(&self) -> AesKeySize {
+        self.cipher.size()
     }
 }
 
@@ -181,11 +256,11 @@ impl BlockCipher {
         }
     }
 
-    pub(crate) fn key_bits(&self) -> usize {
+    pub(crate) fn size(&self) -> AesKeySize {
         match self {
-            BlockCipher::Portable(aes) => aes.key_bits(),
+            BlockCipher::Portable(aes) => aes.size(),
             #[cfg(vector_tiers)]
-            BlockCipher::Vector(keys, _) => keys.key_bits(),
+            BlockCipher::Vector(keys, _) => keys.size(),
         }
     }
 

@@ -12,7 +12,7 @@ use aes::cipher::{BlockCipherDecrypt, BlockCipherEncrypt, KeyInit};
 use aes::{Aes128Dec, Aes128Enc, Aes256Dec, Aes256Enc};
 use zeroize::Zeroize;
 
-use super::{Counter32, KeyBytes};
+use super::{AesKeySize, Counter32, KeyBytes};
 
 /// Blocks of keystream generated per call into the cipher; the bitsliced code works on
 /// several blocks at once, so batching is what makes it fast.
@@ -49,10 +49,10 @@ impl Aes {
         }
     }
 
-    pub(crate) fn key_bits(&self) -> usize {
+    pub(crate) fn size(&self) -> AesKeySize {
         match self {
-            Aes::Aes128(_) => 128,
-            Aes::Aes256(_) => 256,
+            Aes::Aes128(_) => AesKeySize::Aes128,
+            Aes::Aes256(_) => AesKeySize::Aes256,
         }
     }
 

@@ -6,7 +6,7 @@ use alloc::vec::Vec;
 use zeroize::Zeroize;
 
 use crate::Backend;
-use crate::aes::BlockCipher;
+use crate::aes::{AesKeySize, BlockCipher};
 
 /// The per-block operation of a chained mode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -120,13 +120,13 @@ pub(crate) struct Lane<'a> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct LaneKind {
     backend: Backend,
-    key_bits: u16,
+    size: AesKeySize,
 }
 
 impl LaneKind {
     /// An order of kinds (the scheduler groups lanes by it), as a number of at most 16 bits.
     pub(crate) fn ordinal(self) -> u16 {
-        (self.backend as u16) << 9 | self.key_bits
+        (self.backend as u16) << 1 | self.size as u16
     }
 }
 
@@ -139,7 +139,7 @@ impl<'a> Lane<'a> {
     ) -> Self {
         let kind = LaneKind {
             backend: cipher.isa().backend(),
-            key_bits: cipher.key_bits() as u16,
+            size: cipher.size(),
         };
         Lane {
             cipher,

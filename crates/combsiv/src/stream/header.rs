@@ -5,7 +5,7 @@ use aead::inout::InOutBuf;
 use zeroize::Zeroize;
 
 use super::StreamError;
-use crate::{Aes, Aes128GcmSiv, Aes256GcmSiv, Backend, Error, modes};
+use crate::{Aes, AesKeySize, Backend, DynAesGcmSiv, Error, modes};
 
 /// The first eight bytes of every combsiv stream.
 pub const MAGIC: [u8; 8] = *b"combsiv\0";
@@ -39,10 +39,19 @@ impl Algorithm {
         }
     }
 
-    fn key_len(self) -> usize {
+    /// The AES key size of the algorithm.
+    pub fn key_size(self) -> AesKeySize {
         match self {
-            Algorithm::Aes128GcmSiv => 16,
-            Algorithm::Aes256GcmSiv => 32,
+            Algorithm::Aes128GcmSiv => AesKeySize::Aes128,
+            Algorithm::Aes256GcmSiv => AesKeySize::Aes256,
+        }
+    }
+
+    /// AES-GCM-SIV with `size`.
+    pub fn gcm_siv(size: AesKeySize) -> Algorithm {
+        match size {
+            AesKeySize::Aes128 => Algorithm::Aes128GcmSiv,
+            AesKeySize::Aes256 => Algorithm::Aes256GcmSiv,
         }
     }
 
@@ -268,10 +277,7 @@ fn derive_file_key(master: &MasterKey, header: &Header, out: &mut [u8]) -> Resul
 
 /// The per-stream AEAD, keyed with the file key.
 #[derive(Clone)]
-pub(super) enum FileCipher {
-    Aes128(Aes128GcmSiv),
-    Aes256(Aes256GcmSiv),
-}
+pub(super) struct FileCipher(DynAesGcmSiv);
 
 /// The nonce of the header tag: never a chunk nonce, whose last four bytes are 0 or 1.
 const HEADER_TAG_NONCE: [u8; 12] = [0xff; 12];
@@ -292,19 +298,9 @@ impl FileCipher {
         backend: Backend,
     ) -> Result<FileCipher, Error> {
         let mut key = [0u8; 32];
-        derive_file_key(master, header, &mut key[..header.algorithm.key_len()])?;
-        let cipher = match header.algorithm {
-            Algorithm::Aes128GcmSiv => {
-                let mut short = [0u8; 16];
-                short.copy_from_slice(&key[..16]);
-                let cipher = Aes128GcmSiv::with_backend(&short, backend).map(FileCipher::Aes128);
-                short.zeroize();
-                cipher
-            }
-            Algorithm::Aes256GcmSiv => {
-                Aes256GcmSiv::with_backend(&key, backend).map(FileCipher::Aes256)
-            }
-        };
+        let key = &mut key[..header.algorithm.key_size().key_len()];
+        derive_file_key(master, header, key)?;
+        let cipher = DynAesGcmSiv::with_backend(key, backend).map(FileCipher);
         key.zeroize();
         cipher
     }
@@ -315,10 +311,7 @@ impl FileCipher {
         aad: &[u8],
         buf: InOutBuf<'_, '_, u8>,
     ) -> Result<[u8; 16], Error> {
-        match self {
-            FileCipher::Aes128(c) => c.seal_inout(nonce, aad, buf),
-            FileCipher::Aes256(c) => c.seal_inout(nonce, aad, buf),
-        }
+        self.0.seal_inout(nonce, aad, buf)
     }
 
     pub(super) fn open(
@@ -328,10 +321,7 @@ impl FileCipher {
         buf: InOutBuf<'_, '_, u8>,
         tag: &[u8; 16],
     ) -> Result<(), Error> {
-        match self {
-            FileCipher::Aes128(c) => c.open_inout(nonce, aad, buf, tag),
-            FileCipher::Aes256(c) => c.open_inout(nonce, aad, buf, tag),
-        }
+        self.0.open_inout(nonce, aad, buf, tag)
     }
 
     /// The header tag: the AEAD of nothing, with the header as associated data.

@@ -56,6 +56,7 @@ use zeroize::Zeroize;
 use self::groups::{GROUP, Group, GroupScratch, Groups, open_group, seal_group};
 use self::pipeline::{gcm_siv_long_jobs, run_one};
 use crate::aead::gcm_siv::SivJob;
+use crate::aes::AesKeySize;
 use crate::aes::kernels::{RoundKeys, broadcast};
 use crate::cpu::Tier;
 
@@ -113,11 +114,11 @@ fn run_jobs<W: Tier, const OPEN: bool>(
             members: group,
             scratch: &mut scratch,
         };
-        match (OPEN, key_generating_key.rounds()) {
-            (false, 10) => seal_group::<W, 10>(width, args),
-            (false, _) => seal_group::<W, 14>(width, args),
-            (true, 10) => open_group::<W, 10>(width, args),
-            (true, _) => open_group::<W, 14>(width, args),
+        match (OPEN, key_generating_key.size()) {
+            (false, AesKeySize::Aes128) => seal_group::<W, 10>(width, args),
+            (false, AesKeySize::Aes256) => seal_group::<W, 14>(width, args),
+            (true, AesKeySize::Aes128) => open_group::<W, 10>(width, args),
+            (true, AesKeySize::Aes256) => open_group::<W, 14>(width, args),
         }
     }
     drop(scratch);

@@ -10,6 +10,7 @@ use super::super::kernels::{
 use super::super::{check_tag, open_or_wipe};
 use super::is_short_job;
 use crate::aead::gcm_siv::SivJob;
+use crate::aes::AesKeySize;
 use crate::aes::kernels::{Counter, KeySchedule, RoundKeys, apply_keystream};
 use crate::cpu::{Block, Tier, load_block, per_tier, store_block};
 use crate::field::kernels::{PowerTable, absorb_padded};
@@ -29,9 +30,9 @@ fn long_jobs<W: Tier, const OPEN: bool>(
     key_generating_key: &RoundKeys,
     jobs: &mut [SivJob<'_>],
 ) {
-    match key_generating_key.rounds() {
-        10 => pipeline::<W, 10, OPEN>(width, key_generating_key, jobs),
-        _ => pipeline::<W, 14, OPEN>(width, key_generating_key, jobs),
+    match key_generating_key.size() {
+        AesKeySize::Aes128 => pipeline::<W, 10, OPEN>(width, key_generating_key, jobs),
+        AesKeySize::Aes256 => pipeline::<W, 14, OPEN>(width, key_generating_key, jobs),
     }
 }
 
