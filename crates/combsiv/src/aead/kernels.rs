@@ -37,8 +37,9 @@ use super::Hashed;
 use super::batch::{open_jobs, seal_jobs};
 use crate::aes::AesKeySize;
 use crate::aes::kernels::{
-    Counter, KeySchedule, RoundKeys, TailInput, apply_keystream, apply_keystream_sized, broadcast,
-    encrypt, expand_key, load_stride, store_xor_stride, stride, stride_bytes, xor_stride, xor_tail,
+    Counter, KeySchedule, RoundKeys, Tail, TailInput, apply_keystream, apply_keystream_sized,
+    broadcast, encrypt, expand_key, load_stride, store_xor_stride, stride, stride_bytes,
+    xor_stride, xor_tail,
 };
 use crate::cpu::{
     Block, Narrow, STRIDE, Tier, block_from, load_block, load_last_partial, per_tier, store_block,
@@ -241,7 +242,7 @@ fn short_keystream<const ROUNDS: usize, const CHUNKS: usize>(
     buf: InOutBuf<'_, '_, u8>,
 ) {
     if CHUNKS == 1 {
-        xor_tail::<Narrow, false, ROUNDS>(narrow, encryption, counter, buf, (0, TailInput::Buffer));
+        xor_tail::<Narrow, false, ROUNDS>(narrow, encryption, counter, buf, Tail::buffer(0));
     } else {
         apply_keystream::<Narrow, false, ROUNDS>(narrow, encryption, counter, buf);
     }
@@ -713,7 +714,7 @@ pub(crate) fn ctr_and_hash_rounds<
         for earlier in strides.saturating_sub(W::HASH_LAG)..strides {
             s = absorb_stride::<W, GHASH>(width, hash_key, s, stride::<W>(data.get_out(), earlier));
         }
-        let tail = (body, TailInput::Buffer);
+        let tail = Tail::buffer(body);
         xor_tail::<W, GHASH, ROUNDS>(width, keys, counter, data.reborrow(), tail);
         absorb_padded::<W, GHASH>(width, hash_key, s, (data.get_out(), body), Some(last))
     } else {
@@ -766,7 +767,10 @@ fn hash_then_xor_tail<W: Tier, const GHASH: bool, const ROUNDS: usize>(
     let mut data = data;
     #[cfg(all(test, feature = "std"))]
     crate::aead::probe::after_fetch(data.get_out(), start);
-    let fetched = (start, TailInput::Fetched(&blocks));
+    let fetched = Tail {
+        start,
+        source: TailInput::Fetched(&blocks),
+    };
     xor_tail::<W, GHASH, ROUNDS>(width, keys, counter, data, fetched);
     s
 }

@@ -387,7 +387,7 @@ pub(crate) fn apply_keystream<W: Tier, const BIG_ENDIAN: bool, const ROUNDS: usi
         xor_stride(width, &mut data, i, &keystream);
     }
     let start = strides * stride_bytes::<W>();
-    xor_tail::<W, BIG_ENDIAN, ROUNDS>(width, keys, counter, data, (start, TailInput::Buffer));
+    xor_tail::<W, BIG_ENDIAN, ROUNDS>(width, keys, counter, data, Tail::buffer(start));
 }
 
 /// Output stride `i` = input stride `i` XOR `keystream`. A whole stride has a constant
@@ -467,7 +467,7 @@ fn stride_mut<W: Tier>(bytes: &mut [u8], i: usize) -> &mut [W::Bytes; STRIDE] {
 pub(crate) fn xor_whole_registers<W: Tier, const N: usize>(
     width: W,
     data: &mut InOutBuf<'_, '_, u8>,
-    (start, source): (usize, TailInput<'_>),
+    Tail { start, source }: Tail<'_>,
     keystream: &[W::Reg; N],
 ) -> usize {
     let end = data.len().min(start + 16 * W::BLOCKS * N);
@@ -491,6 +491,24 @@ pub(crate) fn xor_whole_registers<W: Tier, const N: usize>(
         *bytes = width.store(value);
     }
     whole
+}
+
+/// Where the last partial stride starts in the buffer (a multiple of 16), and where
+/// [`xor_tail`] reads it from.
+#[derive(Clone, Copy)]
+pub(crate) struct Tail<'a> {
+    pub(crate) start: usize,
+    pub(crate) source: TailInput<'a>,
+}
+
+impl Tail<'_> {
+    /// The tail from `start`, read from the input side of the buffer.
+    pub(crate) fn buffer(start: usize) -> Self {
+        Tail {
+            start,
+            source: TailInput::Buffer,
+        }
+    }
 }
 
 /// Where [`xor_tail`] reads its input: the input side of its buffer, or the blocks the
@@ -525,10 +543,15 @@ pub(crate) fn xor_tail<W: Tier, const BIG_ENDIAN: bool, const ROUNDS: usize>(
     keys: &[W::Reg; 15],
     counter: &mut Counter<W, BIG_ENDIAN>,
     data: InOutBuf<'_, '_, u8>,
-    (start, source): (usize, TailInput<'_>),
+    tail: Tail<'_>,
 ) {
-    let registers = (data.len() - start).div_ceil(16 * W::BLOCKS);
-    let args = (keys, counter, data, (start, source));
+    let registers = (data.len() - tail.start).div_ceil(16 * W::BLOCKS);
+    let args = TailArgs {
+        keys,
+        counter,
+        data,
+        tail,
+    };
     match registers {
         0 => {}
         1 => xor_registers::<W, BIG_ENDIAN, ROUNDS, 1>(width, args),
@@ -538,14 +561,13 @@ pub(crate) fn xor_tail<W: Tier, const BIG_ENDIAN: bool, const ROUNDS: usize>(
     }
 }
 
-/// What [`xor_tail`] hands [`xor_registers`]: the round keys, the counter, the buffer, and
-/// where the tail starts and is read from.
-type TailArgs<'k, 'i, 'o, W, const BIG_ENDIAN: bool> = (
-    &'k [<W as Tier>::Reg; 15],
-    &'k mut Counter<W, BIG_ENDIAN>,
-    InOutBuf<'i, 'o, u8>,
-    (usize, TailInput<'k>),
-);
+/// What [`xor_tail`] hands [`xor_registers`].
+struct TailArgs<'k, 'i, 'o, W: Tier, const BIG_ENDIAN: bool> {
+    keys: &'k [W::Reg; 15],
+    counter: &'k mut Counter<W, BIG_ENDIAN>,
+    data: InOutBuf<'i, 'o, u8>,
+    tail: Tail<'k>,
+}
 
 /// XORs `data` from `start` (at most N registers long) with N registers of keystream: whole
 /// registers directly, then the at most `W::BLOCKS` blocks after them from the next keystream
@@ -554,8 +576,14 @@ type TailArgs<'k, 'i, 'o, W, const BIG_ENDIAN: bool> = (
 #[inline(always)]
 fn xor_registers<W: Tier, const BIG_ENDIAN: bool, const ROUNDS: usize, const N: usize>(
     width: W,
-    (keys, counter, mut data, (start, source)): TailArgs<'_, '_, '_, W, BIG_ENDIAN>,
+    TailArgs {
+        keys,
+        counter,
+        mut data,
+        tail,
+    }: TailArgs<'_, '_, '_, W, BIG_ENDIAN>,
 ) {
+    let Tail { start, source } = tail;
     let narrow = width.narrow();
     let has_partial = !data.len().is_multiple_of(16);
     let partial = if has_partial {
@@ -573,7 +601,7 @@ fn xor_registers<W: Tier, const BIG_ENDIAN: bool, const ROUNDS: usize, const N: 
     let mut state = counter.next::<N>(width);
     encrypt(width, keys, ROUNDS, &mut state);
     let keystream = state;
-    let whole = xor_whole_registers(width, &mut data, (start, source), &keystream);
+    let whole = xor_whole_registers(width, &mut data, tail, &keystream);
     // The blocks after the whole registers: at most one whole block (at width 2), then the
     // partial block.
     let next = keystream.get(whole).copied().unwrap_or(width.zero());
