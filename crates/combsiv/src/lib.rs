@@ -37,6 +37,7 @@ pub mod comb;
 mod cpu;
 mod error;
 mod field;
+mod layout;
 pub mod modes;
 #[cfg(feature = "std")]
 pub mod parallel;

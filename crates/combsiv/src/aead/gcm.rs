@@ -20,11 +20,12 @@ use super::{
 use crate::Error;
 #[cfg(vector_tiers)]
 use crate::aes::kernels::RoundKeys;
-use crate::aes::{BlockCipher, Counter32, KeyBytes};
+use crate::aes::{BlockCipher, KeyBytes};
 use crate::cpu::Isa;
 #[cfg(vector_tiers)]
 use crate::cpu::TierToken;
 use crate::field::{Ghash, HashKey, PolyvalKey};
+use crate::layout::{GcmLayout, Layout};
 
 /// Section 5.2.1.1: len(P) <= 2^39 - 256 bits.
 const MAX_PLAINTEXT_LEN: u64 = (1 << 36) - 32;
@@ -223,7 +224,7 @@ impl<K: KeySize> AesGcm<K> {
         let mask = self.key.encrypt_block(j0);
         let mut ghash = Ghash::new(self.key.ghash());
         ghash.update_padded(aad);
-        let counter = Counter32::BigEndianLast.advance(j0, 1);
+        let counter = GcmLayout::COUNTER.advance(j0, 1);
         let lengths = length_block(aad.len(), buf.len());
         match &self.key {
             GcmKey::Portable { aes, .. } => {
@@ -234,7 +235,7 @@ impl<K: KeySize> AesGcm<K> {
                 tier,
                 aes,
                 ghash: key,
-            } => super::kernels::ctr_and_hash::<true>(
+            } => super::kernels::ctr_and_hash::<GcmLayout>(
                 *tier,
                 aes,
                 key,

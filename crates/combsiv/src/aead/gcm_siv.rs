@@ -24,9 +24,10 @@ use super::{
     Hashed, KeySize, apply_keystream_and_hash, check_message_lengths, check_tag, open_or_wipe,
 };
 use crate::Error;
-use crate::aes::{BlockCipher, Counter32, KeyBytes};
+use crate::aes::{BlockCipher, KeyBytes};
 use crate::cpu::Isa;
 use crate::field::{Polyval, PolyvalKey};
+use crate::layout::{Layout, SivLayout};
 
 /// Section 6: P_MAX = 2^36 bytes.
 const MAX_PLAINTEXT_LEN: u64 = 1 << 36;
@@ -134,11 +135,8 @@ impl<K: KeySize> AesGcmSiv<K> {
             BlockCipher::Portable(_) => {
                 let keys = self.derive_record_keys(nonce);
                 let tag = self.compute_tag(&keys, nonce, aad, buf.get_in());
-                keys.encryption.apply_keystream(
-                    &initial_counter(&tag),
-                    Counter32::LittleEndianFirst,
-                    buf,
-                );
+                keys.encryption
+                    .apply_keystream(&initial_counter(&tag), SivLayout::COUNTER, buf);
                 Ok(tag)
             }
         }

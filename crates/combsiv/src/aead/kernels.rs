@@ -48,6 +48,7 @@ use crate::field::kernels::{
     PowerTable, Sums, absorb_each, absorb_padded, absorb_stride, accumulate, dot, fill_powers,
     hashed_register, mul, reduce, reduce_and_fold, square,
 };
+use crate::layout::{Layout, SivLayout};
 
 /// What a whole GCM-SIV seal or open needs besides the buffer.
 pub(crate) struct SivMessage<'a> {
@@ -205,7 +206,7 @@ fn seal_short<const ROUNDS: usize, const CHUNKS: usize>(
     let s = polyval_short::<CHUNKS>(narrow, keys.authentication, message.aad, buf.get_in());
     let mut encryption = keys.expand(narrow);
     let tag = tag_of::<ROUNDS>(narrow, &encryption, s, message.nonce);
-    let mut counter = Counter::<Narrow, false>::new(narrow, counter_block(narrow, tag));
+    let mut counter = Counter::<Narrow, SivLayout>::new(narrow, counter_block(narrow, tag));
     short_keystream::<ROUNDS, CHUNKS>(narrow, &encryption, &mut counter, buf);
     encryption.zeroize();
     store_block(tag)
@@ -222,7 +223,7 @@ fn open_short<const ROUNDS: usize, const CHUNKS: usize>(
     let keys = derive_record_keys::<ROUNDS>(narrow, message.key_generating_key, message.nonce);
     let mut encryption = keys.expand(narrow);
     let counter = counter_block(narrow, load_block(received_tag));
-    let mut counter = Counter::<Narrow, false>::new(narrow, counter);
+    let mut counter = Counter::<Narrow, SivLayout>::new(narrow, counter);
     short_keystream::<ROUNDS, CHUNKS>(narrow, &encryption, &mut counter, buf.reborrow());
     let s = polyval_short::<CHUNKS>(narrow, keys.authentication, message.aad, buf.get_out());
     let tag = tag_of::<ROUNDS>(narrow, &encryption, s, message.nonce);
@@ -238,13 +239,13 @@ fn open_short<const ROUNDS: usize, const CHUNKS: usize>(
 fn short_keystream<const ROUNDS: usize, const CHUNKS: usize>(
     narrow: Narrow,
     encryption: &KeySchedule,
-    counter: &mut Counter<Narrow, false>,
+    counter: &mut Counter<Narrow, SivLayout>,
     buf: InOutBuf<'_, '_, u8>,
 ) {
     if CHUNKS == 1 {
-        xor_tail::<Narrow, false, ROUNDS>(narrow, encryption, counter, buf, Tail::buffer(0));
+        xor_tail::<Narrow, SivLayout, ROUNDS>(narrow, encryption, counter, buf, Tail::buffer(0));
     } else {
-        apply_keystream::<Narrow, false, ROUNDS>(narrow, encryption, counter, buf);
+        apply_keystream::<Narrow, SivLayout, ROUNDS>(narrow, encryption, counter, buf);
     }
 }
 
@@ -430,7 +431,7 @@ pub(crate) fn record_keys_and_aad<W: Tier, const ROUNDS: usize>(
     core::hint::black_box(&*wide_keys);
     let blocks = message.hashed_blocks(plaintext_len);
     fill_powers(width, hash_key, keys.authentication, blocks);
-    let s = absorb_padded::<W, false>(width, hash_key, block_from(0), (message.aad, 0), None);
+    let s = absorb_padded::<W, SivLayout>(width, hash_key, block_from(0), (message.aad, 0), None);
     (encryption, s)
 }
 
@@ -445,11 +446,11 @@ fn seal_rounds<W: Tier, const ROUNDS: usize>(
     let (mut encryption, s) =
         record_keys_and_aad::<W, ROUNDS>(width, message, buf.len(), (&mut hash_key, &mut keys));
     let lengths = length_block(message.aad.len(), buf.len());
-    let s = absorb_padded::<W, false>(width, &hash_key, s, (buf.get_in(), 0), Some(lengths));
+    let s = absorb_padded::<W, SivLayout>(width, &hash_key, s, (buf.get_in(), 0), Some(lengths));
     let tag = tag_of::<ROUNDS>(width.narrow(), &encryption, s, message.nonce);
     encryption.zeroize();
-    let mut counter = Counter::<W, false>::new(width, counter_block(width.narrow(), tag));
-    apply_keystream::<W, false, ROUNDS>(width, &keys, &mut counter, buf);
+    let mut counter = Counter::<W, SivLayout>::new(width, counter_block(width.narrow(), tag));
+    apply_keystream::<W, SivLayout, ROUNDS>(width, &keys, &mut counter, buf);
     keys.zeroize();
     store_block(tag)
 }
@@ -467,8 +468,8 @@ fn open_rounds<W: Tier, const ROUNDS: usize>(
         record_keys_and_aad::<W, ROUNDS>(width, message, buf.len(), (&mut hash_key, &mut keys));
     let lengths = length_block(message.aad.len(), buf.len());
     let counter = counter_block(width.narrow(), load_block(received_tag));
-    let mut counter = Counter::<W, false>::new(width, counter);
-    let s = ctr_and_hash_rounds::<W, false, true, ROUNDS>(
+    let mut counter = Counter::<W, SivLayout>::new(width, counter);
+    let s = ctr_and_hash_rounds::<W, SivLayout, true, ROUNDS>(
         width,
         (&keys, &hash_key),
         (s, &mut counter),
@@ -528,8 +529,8 @@ pub(crate) fn tag_of<const ROUNDS: usize>(
 per_tier! {
     /// XORs `data` with the keystream from the counter block `start.0` and absorbs the
     /// `start.1` side of it, zero-padded, then the block `last`, into `acc`: GCM's layout
-    /// (big-endian counter, GHASH block order) when `GHASH`, GCM-SIV's otherwise.
-    pub(crate) fn ctr_and_hash<const GHASH: bool>(
+    /// (big-endian counter, GHASH block order) with `GcmLayout`, GCM-SIV's with `SivLayout`.
+    pub(crate) fn ctr_and_hash<L: Layout>(
         aes: &RoundKeys,
         hash_key: &PowerTable,
         acc: &mut u128,
@@ -540,7 +541,7 @@ per_tier! {
 }
 
 #[inline(always)]
-fn ctr_and_hash_kernel<W: Tier, const GHASH: bool>(
+fn ctr_and_hash_kernel<W: Tier, L: Layout>(
     width: W,
     aes: &RoundKeys,
     hash_key: &PowerTable,
@@ -551,9 +552,9 @@ fn ctr_and_hash_kernel<W: Tier, const GHASH: bool>(
 ) {
     let hash = (hash_key, block_from(*acc), load_block(last));
     let s = if is_short::<W>(data.len().div_ceil(16) + 1) {
-        ctr_and_hash_at::<Narrow, GHASH>(width.narrow(), aes, hash, counter, hashed, data)
+        ctr_and_hash_at::<Narrow, L>(width.narrow(), aes, hash, counter, hashed, data)
     } else {
-        ctr_and_hash_at::<W, GHASH>(width, aes, hash, counter, hashed, data)
+        ctr_and_hash_at::<W, L>(width, aes, hash, counter, hashed, data)
     };
     *acc = u128::from_le_bytes(store_block(s));
 }
@@ -561,7 +562,7 @@ fn ctr_and_hash_kernel<W: Tier, const GHASH: bool>(
 /// [`ctr_and_hash`] at width `W`: the stitched loop where the table covers a stride (GCM's
 /// always does), otherwise the counter mode and then the hash of its output.
 #[inline(always)]
-fn ctr_and_hash_at<W: Tier, const GHASH: bool>(
+fn ctr_and_hash_at<W: Tier, L: Layout>(
     width: W,
     aes: &RoundKeys,
     (hash_key, s, last): (&PowerTable, Block, Block),
@@ -570,7 +571,7 @@ fn ctr_and_hash_at<W: Tier, const GHASH: bool>(
     mut data: InOutBuf<'_, '_, u8>,
 ) -> Block {
     let mut keys = broadcast(width, aes.schedule());
-    let mut counter = Counter::<W, GHASH>::new(width, load_block(counter));
+    let mut counter = Counter::<W, L>::new(width, load_block(counter));
     let hash = (&keys, hash_key);
     let state = (s, &mut counter);
     // Each (hashed side, round count) is its own fully unrolled instantiation; the counter
@@ -584,20 +585,20 @@ fn ctr_and_hash_at<W: Tier, const GHASH: bool>(
     );
     let s = match (hashed, aes.size(), covers) {
         (Hashed::Output, AesKeySize::Aes128, true) => {
-            ctr_and_hash_rounds::<W, GHASH, true, 10>(width, hash, state, data, last)
+            ctr_and_hash_rounds::<W, L, true, 10>(width, hash, state, data, last)
         }
         (Hashed::Output, AesKeySize::Aes256, true) => {
-            ctr_and_hash_rounds::<W, GHASH, true, 14>(width, hash, state, data, last)
+            ctr_and_hash_rounds::<W, L, true, 14>(width, hash, state, data, last)
         }
         (Hashed::Input, AesKeySize::Aes128, _) => {
-            ctr_and_hash_rounds::<W, GHASH, false, 10>(width, hash, state, data, last)
+            ctr_and_hash_rounds::<W, L, false, 10>(width, hash, state, data, last)
         }
         (Hashed::Input, AesKeySize::Aes256, _) => {
-            ctr_and_hash_rounds::<W, GHASH, false, 14>(width, hash, state, data, last)
+            ctr_and_hash_rounds::<W, L, false, 14>(width, hash, state, data, last)
         }
         (Hashed::Output, size, false) => {
             apply_keystream_sized(width, &keys, size, &mut counter, data.reborrow());
-            absorb_padded::<W, GHASH>(width, hash_key, s, (data.get_out(), 0), Some(last))
+            absorb_padded::<W, L>(width, hash_key, s, (data.get_out(), 0), Some(last))
         }
     };
     keys.zeroize();
@@ -626,7 +627,7 @@ impl<W: Tier> HashedStride<'_, W> {
 /// their powers: register j's multiplies follow AES round j+1 in program order, and the
 /// reduction follows round 9. Issued this way the scheduler always holds both kinds of work.
 #[inline(always)]
-fn encrypt_and_hash_stride<W: Tier, const GHASH: bool, const ROUNDS: usize>(
+fn encrypt_and_hash_stride<W: Tier, L: Layout, const ROUNDS: usize>(
     width: W,
     (keys, hash_key): (&[W::Reg; 15], &PowerTable),
     keystream: &mut [W::Reg; STRIDE],
@@ -644,8 +645,7 @@ fn encrypt_and_hash_stride<W: Tier, const GHASH: bool, const ROUNDS: usize>(
     let mut sums: Sums<W> = [width.zero(); 3];
     for j in 0..STRIDE {
         round(keystream, keys[j + 1]);
-        let x =
-            hashed_register::<W, GHASH>(width, hashed.register(width, j), (j == 0).then_some(s));
+        let x = hashed_register::<W, L>(width, hashed.register(width, j), (j == 0).then_some(s));
         accumulate(width, hash_key, &mut sums, (W::POWERS, j), x);
     }
     round(keystream, keys[STRIDE + 1]);
@@ -660,17 +660,17 @@ fn encrypt_and_hash_stride<W: Tier, const GHASH: bool, const ROUNDS: usize>(
 }
 
 /// The stitched loop over whole strides, then the tail; returns the hash state after `last`.
-/// `GHASH` selects GCM's counter layout and block order; `HASH_OUTPUT` which side is hashed.
+/// `L` is the AEAD's counter layout and block order; `HASH_OUTPUT` which side is hashed.
 #[inline(always)]
 pub(crate) fn ctr_and_hash_rounds<
     W: Tier,
-    const GHASH: bool,
+    L: Layout,
     const HASH_OUTPUT: bool,
     const ROUNDS: usize,
 >(
     width: W,
     (keys, hash_key): (&[W::Reg; 15], &PowerTable),
-    (mut s, counter): (Block, &mut Counter<W, GHASH>),
+    (mut s, counter): (Block, &mut Counter<W, L>),
     mut data: InOutBuf<'_, '_, u8>,
     last: Block,
 ) -> Block {
@@ -683,7 +683,7 @@ pub(crate) fn ctr_and_hash_rounds<
             // on this stride's AES.
             match i.checked_sub(W::HASH_LAG) {
                 Some(earlier) => {
-                    s = encrypt_and_hash_stride::<W, GHASH, ROUNDS>(
+                    s = encrypt_and_hash_stride::<W, L, ROUNDS>(
                         width,
                         (keys, hash_key),
                         &mut keystream,
@@ -698,7 +698,7 @@ pub(crate) fn ctr_and_hash_rounds<
             // The input is fetched once: the hash and the XOR read the same registers, so
             // that bytes another thread changes meanwhile cannot be decrypted unhashed.
             let input = load_stride(width, stride::<W>(data.get_in(), i));
-            s = encrypt_and_hash_stride::<W, GHASH, ROUNDS>(
+            s = encrypt_and_hash_stride::<W, L, ROUNDS>(
                 width,
                 (keys, hash_key),
                 &mut keystream,
@@ -712,20 +712,13 @@ pub(crate) fn ctr_and_hash_rounds<
     }
     if HASH_OUTPUT {
         for earlier in strides.saturating_sub(W::HASH_LAG)..strides {
-            s = absorb_stride::<W, GHASH>(width, hash_key, s, stride::<W>(data.get_out(), earlier));
+            s = absorb_stride::<W, L>(width, hash_key, s, stride::<W>(data.get_out(), earlier));
         }
         let tail = Tail::buffer(body);
-        xor_tail::<W, GHASH, ROUNDS>(width, keys, counter, data.reborrow(), tail);
-        absorb_padded::<W, GHASH>(width, hash_key, s, (data.get_out(), body), Some(last))
+        xor_tail::<W, L, ROUNDS>(width, keys, counter, data.reborrow(), tail);
+        absorb_padded::<W, L>(width, hash_key, s, (data.get_out(), body), Some(last))
     } else {
-        hash_then_xor_tail::<W, GHASH, ROUNDS>(
-            width,
-            (keys, hash_key),
-            (s, counter),
-            data,
-            body,
-            last,
-        )
+        hash_then_xor_tail::<W, L, ROUNDS>(width, (keys, hash_key), (s, counter), data, body, last)
     }
 }
 
@@ -739,10 +732,10 @@ const TAIL_BLOCKS: usize = 2 * STRIDE + 2;
 /// overlapping load of the partial block spans two of the copy's stores and cannot be
 /// forwarded from them: AES-NI's GCM open of 1500 bytes took 80 cycles longer on Zen 5.)
 #[inline(always)]
-fn hash_then_xor_tail<W: Tier, const GHASH: bool, const ROUNDS: usize>(
+fn hash_then_xor_tail<W: Tier, L: Layout, const ROUNDS: usize>(
     width: W,
     (keys, hash_key): (&[W::Reg; 15], &PowerTable),
-    (s, counter): (Block, &mut Counter<W, GHASH>),
+    (s, counter): (Block, &mut Counter<W, L>),
     data: InOutBuf<'_, '_, u8>,
     start: usize,
     last: Block,
@@ -760,7 +753,7 @@ fn hash_then_xor_tail<W: Tier, const GHASH: bool, const ROUNDS: usize>(
         n += 1;
     }
     blocks[n] = last;
-    let s = absorb_each::<W, GHASH>(width, hash_key, s, n + 1, |r| {
+    let s = absorb_each::<W, L>(width, hash_key, s, n + 1, |r| {
         width.gather(|i| blocks[r * W::BLOCKS + i])
     });
     #[cfg(all(test, feature = "std"))]
@@ -771,6 +764,6 @@ fn hash_then_xor_tail<W: Tier, const GHASH: bool, const ROUNDS: usize>(
         start,
         source: TailInput::Fetched(&blocks),
     };
-    xor_tail::<W, GHASH, ROUNDS>(width, keys, counter, data, fetched);
+    xor_tail::<W, L, ROUNDS>(width, keys, counter, data, fetched);
     s
 }

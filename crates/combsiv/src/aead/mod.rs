@@ -18,8 +18,9 @@ use aead::inout::InOutBuf;
 use zeroize::Zeroize;
 
 use crate::Error;
-use crate::aes::{AesKeySize, BlockCipher, Counter32, KeyBytes};
+use crate::aes::{AesKeySize, BlockCipher, KeyBytes};
 use crate::field::UniversalHash;
+use crate::layout::Layout;
 
 /// The AES key sizes the AEADs come in: [`Aes128`] and [`Aes256`]. Sealed.
 pub trait KeySize: sealed::Sealed + Clone + Send + Sync + 'static {
@@ -119,18 +120,14 @@ pub(crate) enum Hashed {
 /// separate buffer) from `counter`, and `hash` over the `hashed` side of it (zero padded)
 /// followed by the block `last` (both AEADs end with a length block): GHASH with GCM's
 /// big-endian counter, or POLYVAL with GCM-SIV's little-endian one, as two passes.
-pub(crate) fn apply_keystream_and_hash<const GHASH: bool>(
+pub(crate) fn apply_keystream_and_hash<L: Layout>(
     cipher: &BlockCipher,
-    hash: &mut UniversalHash<'_, GHASH>,
+    hash: &mut UniversalHash<'_, L>,
     (counter, hashed): (&[u8; 16], Hashed),
     mut data: InOutBuf<'_, '_, u8>,
     last: &[u8; 16],
 ) {
-    let order = if GHASH {
-        Counter32::BigEndianLast
-    } else {
-        Counter32::LittleEndianFirst
-    };
+    let order = L::COUNTER;
     match hashed {
         Hashed::Input => {
             // Each piece is fetched once, into a copy that both the hash and the counter mode

@@ -10,6 +10,8 @@
 //! busy). Round keys are expanded once as 128-bit blocks; a wide kernel broadcasts them to
 //! both halves of its registers when it starts.
 
+use core::marker::PhantomData;
+
 use aead::inout::InOutBuf;
 use zeroize::Zeroize;
 
@@ -18,6 +20,7 @@ use crate::cpu::{
     Block, Narrow, STRIDE, Tier, TierToken, block_from, load_block, load_last_partial, per_tier,
     store_block, store_last_partial,
 };
+use crate::layout::{GcmLayout, Layout, SivLayout};
 
 /// Expanded encryption round keys as values: 11 used for AES-128, all 15 for AES-256. Fused
 /// kernels keep a per-message schedule in registers as this; a key that is stored is a
@@ -74,8 +77,8 @@ impl RoundKeys {
         data: InOutBuf<'_, '_, u8>,
     ) {
         match order {
-            Counter32::LittleEndianFirst => ctr32_xor::<false>(tier, self, counter, data),
-            Counter32::BigEndianLast => ctr32_xor::<true>(tier, self, counter, data),
+            Counter32::LittleEndianFirst => ctr32_xor::<SivLayout>(tier, self, counter, data),
+            Counter32::BigEndianLast => ctr32_xor::<GcmLayout>(tier, self, counter, data),
         }
     }
 }
@@ -334,8 +337,8 @@ fn decrypt_ecb_kernel<W: Tier>(width: W, round_keys: &RoundKeys, blocks: &mut [[
 }
 
 per_tier! {
-    /// Counter mode with a 32-bit wrapping counter; `BIG_ENDIAN` selects AES-GCM's layout.
-    fn ctr32_xor<const BIG_ENDIAN: bool>(
+    /// Counter mode with a 32-bit wrapping counter in the layout `L` (AES-GCM's or AES-GCM-SIV's).
+    fn ctr32_xor<L: Layout>(
         round_keys: &RoundKeys,
         counter: &[u8; 16],
         data: InOutBuf<'_, '_, u8>,
@@ -343,30 +346,30 @@ per_tier! {
 }
 
 #[inline(always)]
-fn ctr32_xor_kernel<W: Tier, const BIG_ENDIAN: bool>(
+fn ctr32_xor_kernel<W: Tier, L: Layout>(
     width: W,
     round_keys: &RoundKeys,
     counter: &[u8; 16],
     data: InOutBuf<'_, '_, u8>,
 ) {
     let mut keys = broadcast(width, &round_keys.keys);
-    let mut counter = Counter::<W, BIG_ENDIAN>::new(width, load_block(counter));
+    let mut counter = Counter::<W, L>::new(width, load_block(counter));
     apply_keystream_sized(width, &keys, round_keys.size(), &mut counter, data);
     keys.zeroize();
 }
 
 /// [`apply_keystream`] for a key size known at run time.
 #[inline(always)]
-pub(crate) fn apply_keystream_sized<W: Tier, const BIG_ENDIAN: bool>(
+pub(crate) fn apply_keystream_sized<W: Tier, L: Layout>(
     width: W,
     keys: &[W::Reg; 15],
     size: AesKeySize,
-    counter: &mut Counter<W, BIG_ENDIAN>,
+    counter: &mut Counter<W, L>,
     data: InOutBuf<'_, '_, u8>,
 ) {
     match size {
-        AesKeySize::Aes128 => apply_keystream::<W, BIG_ENDIAN, 10>(width, keys, counter, data),
-        AesKeySize::Aes256 => apply_keystream::<W, BIG_ENDIAN, 14>(width, keys, counter, data),
+        AesKeySize::Aes128 => apply_keystream::<W, L, 10>(width, keys, counter, data),
+        AesKeySize::Aes256 => apply_keystream::<W, L, 14>(width, keys, counter, data),
     }
 }
 
@@ -374,10 +377,10 @@ pub(crate) fn apply_keystream_sized<W: Tier, const BIG_ENDIAN: bool>(
 /// same bytes, or a separate buffer: one pass either way), [`STRIDE`] registers per
 /// iteration; the keystream never leaves registers except for the last partial stride.
 #[inline(always)]
-pub(crate) fn apply_keystream<W: Tier, const BIG_ENDIAN: bool, const ROUNDS: usize>(
+pub(crate) fn apply_keystream<W: Tier, L: Layout, const ROUNDS: usize>(
     width: W,
     keys: &[W::Reg; 15],
-    counter: &mut Counter<W, BIG_ENDIAN>,
+    counter: &mut Counter<W, L>,
     mut data: InOutBuf<'_, '_, u8>,
 ) {
     let strides = data.len() / stride_bytes::<W>();
@@ -387,7 +390,7 @@ pub(crate) fn apply_keystream<W: Tier, const BIG_ENDIAN: bool, const ROUNDS: usi
         xor_stride(width, &mut data, i, &keystream);
     }
     let start = strides * stride_bytes::<W>();
-    xor_tail::<W, BIG_ENDIAN, ROUNDS>(width, keys, counter, data, Tail::buffer(start));
+    xor_tail::<W, L, ROUNDS>(width, keys, counter, data, Tail::buffer(start));
 }
 
 /// Output stride `i` = input stride `i` XOR `keystream`. A whole stride has a constant
@@ -538,10 +541,10 @@ impl TailInput<'_> {
 /// keystream registers as cover it (1, 2, 4 or 8, so that a short message does not wait on a
 /// full stride), XORed a block at a time.
 #[inline(always)]
-pub(crate) fn xor_tail<W: Tier, const BIG_ENDIAN: bool, const ROUNDS: usize>(
+pub(crate) fn xor_tail<W: Tier, L: Layout, const ROUNDS: usize>(
     width: W,
     keys: &[W::Reg; 15],
-    counter: &mut Counter<W, BIG_ENDIAN>,
+    counter: &mut Counter<W, L>,
     data: InOutBuf<'_, '_, u8>,
     tail: Tail<'_>,
 ) {
@@ -554,17 +557,17 @@ pub(crate) fn xor_tail<W: Tier, const BIG_ENDIAN: bool, const ROUNDS: usize>(
     };
     match registers {
         0 => {}
-        1 => xor_registers::<W, BIG_ENDIAN, ROUNDS, 1>(width, args),
-        2 => xor_registers::<W, BIG_ENDIAN, ROUNDS, 2>(width, args),
-        3 | 4 => xor_registers::<W, BIG_ENDIAN, ROUNDS, 4>(width, args),
-        _ => xor_registers::<W, BIG_ENDIAN, ROUNDS, STRIDE>(width, args),
+        1 => xor_registers::<W, L, ROUNDS, 1>(width, args),
+        2 => xor_registers::<W, L, ROUNDS, 2>(width, args),
+        3 | 4 => xor_registers::<W, L, ROUNDS, 4>(width, args),
+        _ => xor_registers::<W, L, ROUNDS, STRIDE>(width, args),
     }
 }
 
 /// What [`xor_tail`] hands [`xor_registers`].
-struct TailArgs<'k, 'i, 'o, W: Tier, const BIG_ENDIAN: bool> {
+struct TailArgs<'k, 'i, 'o, W: Tier, L: Layout> {
     keys: &'k [W::Reg; 15],
-    counter: &'k mut Counter<W, BIG_ENDIAN>,
+    counter: &'k mut Counter<W, L>,
     data: InOutBuf<'i, 'o, u8>,
     tail: Tail<'k>,
 }
@@ -574,14 +577,14 @@ struct TailArgs<'k, 'i, 'o, W: Tier, const BIG_ENDIAN: bool> {
 /// register. The partial last block is read before anything is written, so that its
 /// overlapping load does not wait for the stores.
 #[inline(always)]
-fn xor_registers<W: Tier, const BIG_ENDIAN: bool, const ROUNDS: usize, const N: usize>(
+fn xor_registers<W: Tier, L: Layout, const ROUNDS: usize, const N: usize>(
     width: W,
     TailArgs {
         keys,
         counter,
         mut data,
         tail,
-    }: TailArgs<'_, '_, '_, W, BIG_ENDIAN>,
+    }: TailArgs<'_, '_, '_, W, L>,
 ) {
     let Tail { start, source } = tail;
     let narrow = width.narrow();
@@ -635,28 +638,30 @@ pub(crate) fn swap_last_word<W: Tier>(width: W, block: W::Reg) -> W::Reg {
 /// The 32-bit word is kept as a native little-endian lane (lane 0 for GCM-SIV; lane 3 after
 /// swapping bytes 12..16 for GCM), so that one vector add increments every block and wraps
 /// modulo 2^32 without carrying into the other lanes.
-pub(crate) struct Counter<W: Tier, const BIG_ENDIAN: bool> {
+pub(crate) struct Counter<W: Tier, L: Layout> {
     native: W::Reg,
     step: W::Reg,
+    layout: PhantomData<L>,
 }
 
-impl<W: Tier, const BIG_ENDIAN: bool> Counter<W, BIG_ENDIAN> {
+impl<W: Tier, L: Layout> Counter<W, L> {
     #[inline(always)]
     pub(crate) fn new(width: W, block: Block) -> Self {
         let narrow = width.narrow();
         let native = Self::swap(narrow, block);
         // n in the counter's lane: lane 3 for GCM, lane 0 for GCM-SIV.
-        let blocks = |n: usize| block_from((n as u128) << if BIG_ENDIAN { 96 } else { 0 });
+        let blocks = |n: usize| block_from((n as u128) << if L::GCM { 96 } else { 0 });
         Counter {
             native: width.gather(|i| narrow.add32(native, blocks(i))),
             step: width.broadcast(blocks(W::BLOCKS)),
+            layout: PhantomData,
         }
     }
 
     /// Swaps bytes 12..16 for GCM (its own inverse); nothing for GCM-SIV.
     #[inline(always)]
     fn swap<V: Tier>(width: V, block: V::Reg) -> V::Reg {
-        if BIG_ENDIAN {
+        if L::GCM {
             swap_last_word(width, block)
         } else {
             block

@@ -68,6 +68,7 @@ impl AesKeySize {
     }
 
     /// The number of rounds, FIPS 197 Table 3: 10 or 14.
+    #[cfg(vector_tiers)]
     pub(crate) const fn rounds(self) -> usize {
         match self {
             AesKeySize::Aes128 => 10,
@@ -97,6 +98,7 @@ impl core::fmt::Debug for KeyBytes<'_> {
 }
 
 impl<'a> KeyBytes<'a> {
+    #[cfg(vector_tiers)]
     pub(crate) fn size(self) -> AesKeySize {
         match self {
             KeyBytes::Aes128(_) => AesKeySize::Aes128,

@@ -28,6 +28,7 @@ use crate::cpu::{
     Block, MAX_BLOCKS, Narrow, STRIDE, Tier, TierToken, block_from, load_block, load_last_partial,
     per_tier, store_block,
 };
+use crate::layout::Layout;
 
 /// The most powers a table holds: one per block of a stride of the widest tier.
 pub(crate) const MAX_POWERS: usize = STRIDE * MAX_BLOCKS;
@@ -61,13 +62,8 @@ impl PowerTable {
         build_key(tier, h, blocks)
     }
 
-    pub(crate) fn absorb<const REVERSED: bool>(
-        &self,
-        tier: TierToken,
-        acc: &mut u128,
-        blocks: &[[u8; 16]],
-    ) {
-        absorb_blocks::<REVERSED>(tier, self, acc, blocks);
+    pub(crate) fn absorb<L: Layout>(&self, tier: TierToken, acc: &mut u128, blocks: &[[u8; 16]]) {
+        absorb_blocks::<L>(tier, self, acc, blocks);
     }
 
     /// Whether the table covers a whole stride of width `W`.
@@ -87,7 +83,7 @@ fn build_key_kernel<W: Tier>(width: W, h: &[u8; 16], blocks: usize) -> PowerTabl
 }
 
 per_tier! {
-    fn absorb_blocks<const REVERSED: bool>(
+    fn absorb_blocks<L: Layout>(
         key: &PowerTable,
         acc: &mut u128,
         blocks: &[[u8; 16]],
@@ -95,14 +91,14 @@ per_tier! {
 }
 
 #[inline(always)]
-fn absorb_blocks_kernel<W: Tier, const REVERSED: bool>(
+fn absorb_blocks_kernel<W: Tier, L: Layout>(
     width: W,
     key: &PowerTable,
     acc: &mut u128,
     blocks: &[[u8; 16]],
 ) {
     let data = (blocks.as_flattened(), 0);
-    let s = absorb_padded::<W, REVERSED>(width, key, block_from(*acc), data, None);
+    let s = absorb_padded::<W, L>(width, key, block_from(*acc), data, None);
     *acc = u128::from_le_bytes(store_block(s));
 }
 
@@ -279,13 +275,9 @@ pub(crate) fn reduce_sums<W: Tier>(width: W, [low, middle, high]: Sums<W>) -> W:
 /// Register `x` of hashed data as POLYVAL reads it (byte-reversed for GHASH), with the
 /// running state `s` added to its first block when it is the first register of a group.
 #[inline(always)]
-pub(crate) fn hashed_register<W: Tier, const REVERSED: bool>(
-    width: W,
-    x: W::Reg,
-    s: Option<Block>,
-) -> W::Reg {
+pub(crate) fn hashed_register<W: Tier, L: Layout>(width: W, x: W::Reg, s: Option<Block>) -> W::Reg {
     let mut x = x;
-    if REVERSED {
+    if L::GCM {
         let reverse = load_block(&[15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0]);
         x = width.shuffle_bytes(x, width.broadcast(reverse));
     }
@@ -297,7 +289,7 @@ pub(crate) fn hashed_register<W: Tier, const REVERSED: bool>(
 
 /// One whole stride: `S' = (S + X_1)*H^n + ... + X_n*H^1` with `n = W::POWERS`.
 #[inline(always)]
-pub(crate) fn absorb_stride<W: Tier, const REVERSED: bool>(
+pub(crate) fn absorb_stride<W: Tier, L: Layout>(
     width: W,
     key: &PowerTable,
     s: Block,
@@ -305,7 +297,7 @@ pub(crate) fn absorb_stride<W: Tier, const REVERSED: bool>(
 ) -> Block {
     let mut sums = [width.zero(); 3];
     for (j, bytes) in stride.iter().enumerate() {
-        let x = hashed_register::<W, REVERSED>(width, width.load(bytes), (j == 0).then_some(s));
+        let x = hashed_register::<W, L>(width, width.load(bytes), (j == 0).then_some(s));
         accumulate(width, key, &mut sums, (W::POWERS, j), x);
     }
     reduce_and_fold(width, sums)
@@ -316,7 +308,7 @@ pub(crate) fn absorb_stride<W: Tier, const REVERSED: bool>(
 /// `W::BLOCKS`); a register's blocks at or past `n` meet the table's zero entry, so their
 /// contents do not matter.
 #[inline(always)]
-pub(crate) fn absorb_each<W: Tier, const REVERSED: bool>(
+pub(crate) fn absorb_each<W: Tier, L: Layout>(
     width: W,
     key: &PowerTable,
     mut s: Block,
@@ -330,7 +322,7 @@ pub(crate) fn absorb_each<W: Tier, const REVERSED: bool>(
         let mut sums = [width.zero(); 3];
         for j in 0..len.div_ceil(W::BLOCKS) {
             let x = register(start / W::BLOCKS + j);
-            let x = hashed_register::<W, REVERSED>(width, x, (j == 0).then_some(s));
+            let x = hashed_register::<W, L>(width, x, (j == 0).then_some(s));
             accumulate(width, key, &mut sums, (len, j), x);
         }
         s = reduce_and_fold(width, sums);
@@ -349,7 +341,7 @@ pub(crate) fn absorb_each<W: Tier, const REVERSED: bool>(
 /// of length-dependent branches does not grow with the tail: with random message lengths each
 /// one is a likely misprediction.
 #[inline(always)]
-pub(crate) fn absorb_padded<W: Tier, const REVERSED: bool>(
+pub(crate) fn absorb_padded<W: Tier, L: Layout>(
     width: W,
     key: &PowerTable,
     mut s: Block,
@@ -363,7 +355,7 @@ pub(crate) fn absorb_padded<W: Tier, const REVERSED: bool>(
         let whole = blocks.len() / W::POWERS * W::POWERS;
         let (body, tail) = blocks.split_at(whole);
         for stride in W::registers(body.as_flattened()).0.as_chunks::<STRIDE>().0 {
-            s = absorb_stride::<W, REVERSED>(width, key, s, stride);
+            s = absorb_stride::<W, L>(width, key, s, stride);
         }
         rest = tail;
     }
@@ -380,7 +372,7 @@ pub(crate) fn absorb_padded<W: Tier, const REVERSED: bool>(
         *slot = block;
     }
     let n = rest.len() + usize::from(!partial.is_empty()) + usize::from(last.is_some());
-    s = absorb_each::<W, REVERSED>(width, key, s, n, |r| match registers.get(r) {
+    s = absorb_each::<W, L>(width, key, s, n, |r| match registers.get(r) {
         Some(bytes) => width.load(bytes),
         None => width.gather(|i| loose[(r - registers.len()) * W::BLOCKS + i]),
     });

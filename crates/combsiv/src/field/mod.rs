@@ -75,9 +75,12 @@
 pub(crate) mod kernels;
 mod portable;
 
+use core::marker::PhantomData;
+
 use zeroize::Zeroize;
 
 use crate::cpu::Isa;
+use crate::layout::{GcmLayout, Layout, SivLayout};
 
 /// `x^128 mod P` with the `x^128` term itself removed: the bits of `x^127 + x^126 + x^121 + 1`.
 const P_LOW: u128 = 0xC200_0000_0000_0000_0000_0000_0000_0001;
@@ -150,31 +153,36 @@ pub(crate) enum HashKey<'k> {
 }
 
 impl HashKey<'_> {
-    fn absorb<const REVERSED: bool>(self, acc: &mut u128, blocks: &[[u8; 16]]) {
+    fn absorb<L: Layout>(self, acc: &mut u128, blocks: &[[u8; 16]]) {
         match self {
-            HashKey::Portable(key) => key.absorb::<REVERSED>(acc, blocks),
+            HashKey::Portable(key) => key.absorb::<L>(acc, blocks),
             #[cfg(vector_tiers)]
-            HashKey::Vector(key, tier) => key.absorb::<REVERSED>(tier, acc, blocks),
+            HashKey::Vector(key, tier) => key.absorb::<L>(tier, acc, blocks),
         }
     }
 }
 
-/// A running hash: POLYVAL when `GHASH` is false, GHASH when it is true.
-pub(crate) struct UniversalHash<'k, const GHASH: bool> {
+/// A running hash: POLYVAL with AES-GCM-SIV's layout, GHASH with AES-GCM's.
+pub(crate) struct UniversalHash<'k, L: Layout> {
     key: HashKey<'k>,
     /// The running state, as the little-endian value of its 16 bytes (one 16-byte value, so
     /// that wiping it is one store rather than sixteen).
     acc: u128,
+    layout: PhantomData<L>,
 }
 
 /// POLYVAL as RFC 8452 defines it.
-pub(crate) type Polyval<'k> = UniversalHash<'k, false>;
+pub(crate) type Polyval<'k> = UniversalHash<'k, SivLayout>;
 /// GHASH as SP 800-38D defines it, computed with POLYVAL.
-pub(crate) type Ghash<'k> = UniversalHash<'k, true>;
+pub(crate) type Ghash<'k> = UniversalHash<'k, GcmLayout>;
 
-impl<'k, const GHASH: bool> UniversalHash<'k, GHASH> {
+impl<'k, L: Layout> UniversalHash<'k, L> {
     pub(crate) fn new(key: HashKey<'k>) -> Self {
-        UniversalHash { key, acc: 0 }
+        UniversalHash {
+            key,
+            acc: 0,
+            layout: PhantomData,
+        }
     }
 
     /// Hashes `data` followed by zero bytes up to a multiple of 16.
@@ -183,11 +191,11 @@ impl<'k, const GHASH: bool> UniversalHash<'k, GHASH> {
             return;
         }
         let (blocks, tail) = data.as_chunks::<16>();
-        self.key.absorb::<GHASH>(&mut self.acc, blocks);
+        self.key.absorb::<L>(&mut self.acc, blocks);
         if !tail.is_empty() {
             let mut last = [0u8; 16];
             last[..tail.len()].copy_from_slice(tail);
-            self.key.absorb::<GHASH>(&mut self.acc, &[last]);
+            self.key.absorb::<L>(&mut self.acc, &[last]);
             last.zeroize();
         }
     }
@@ -200,11 +208,11 @@ impl<'k, const GHASH: bool> UniversalHash<'k, GHASH> {
 
     pub(crate) fn update_block(&mut self, block: &[u8; 16]) {
         self.key
-            .absorb::<GHASH>(&mut self.acc, core::slice::from_ref(block));
+            .absorb::<L>(&mut self.acc, core::slice::from_ref(block));
     }
 
     pub(crate) fn finish(mut self) -> [u8; 16] {
-        let result = if GHASH {
+        let result = if L::GCM {
             self.acc.to_be_bytes()
         } else {
             self.acc.to_le_bytes()
@@ -214,7 +222,7 @@ impl<'k, const GHASH: bool> UniversalHash<'k, GHASH> {
     }
 }
 
-impl<const GHASH: bool> Drop for UniversalHash<'_, GHASH> {
+impl<L: Layout> Drop for UniversalHash<'_, L> {
     fn drop(&mut self) {
         self.acc.zeroize();
     }

@@ -8,6 +8,8 @@
 
 use zeroize::Zeroize;
 
+use crate::layout::Layout;
+
 pub(crate) struct Key {
     h: u128,
 }
@@ -31,11 +33,11 @@ impl Key {
         }
     }
 
-    pub(crate) fn absorb<const REVERSED: bool>(&self, acc: &mut u128, blocks: &[[u8; 16]]) {
+    pub(crate) fn absorb<L: Layout>(&self, acc: &mut u128, blocks: &[[u8; 16]]) {
         let mut s = *acc;
         for block in blocks {
             // ByteReverse followed by a little-endian read is a big-endian read.
-            let x = if REVERSED {
+            let x = if L::GCM {
                 u128::from_be_bytes(*block)
             } else {
                 u128::from_le_bytes(*block)

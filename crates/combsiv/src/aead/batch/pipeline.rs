@@ -14,6 +14,7 @@ use crate::aes::AesKeySize;
 use crate::aes::kernels::{Counter, KeySchedule, RoundKeys, apply_keystream};
 use crate::cpu::{Block, Tier, load_block, per_tier, store_block};
 use crate::field::kernels::{PowerTable, absorb_padded};
+use crate::layout::SivLayout;
 
 per_tier! {
     /// Every long job of a batch (more than [`Tier::BATCH_GROUP_BLOCKS`] hashed blocks),
@@ -104,7 +105,7 @@ fn pipeline<W: Tier, const ROUNDS: usize, const OPEN: bool>(
         } else {
             let job = &mut jobs[index];
             let lengths = length_block(job.aad.len(), job.data.len());
-            let s = absorb_padded::<W, false>(
+            let s = absorb_padded::<W, SivLayout>(
                 width,
                 &hash_keys[current],
                 s,
@@ -146,11 +147,11 @@ fn complete<W: Tier, const ROUNDS: usize, const OPEN: bool>(
     } else {
         message.value
     };
-    let mut counter = Counter::<W, false>::new(width, counter_block(narrow, tag));
+    let mut counter = Counter::<W, SivLayout>::new(width, counter_block(narrow, tag));
     let mut buf: InOutBuf<'_, '_, u8> = (&mut *job.data).into();
     if OPEN {
         let lengths = length_block(job.aad.len(), buf.len());
-        let s = ctr_and_hash_rounds::<W, false, true, ROUNDS>(
+        let s = ctr_and_hash_rounds::<W, SivLayout, true, ROUNDS>(
             width,
             (keys, hash_key),
             (message.value, &mut counter),
@@ -161,7 +162,7 @@ fn complete<W: Tier, const ROUNDS: usize, const OPEN: bool>(
         let received = job.tag;
         job.authentic = open_or_wipe(buf, |_| check_tag(&expected, &received)).is_ok();
     } else {
-        apply_keystream::<W, false, ROUNDS>(width, keys, &mut counter, buf);
+        apply_keystream::<W, SivLayout, ROUNDS>(width, keys, &mut counter, buf);
     }
 }
 

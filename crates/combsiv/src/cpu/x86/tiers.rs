@@ -428,8 +428,9 @@ impl Tier for Vaes {
 /// token's features, so the generic code (all `#[inline(always)]`) compiles into it with
 /// those instructions, and it is called with the token in hand.
 ///
-/// `per_tier! { fn name<const C: T>(a: A) -> R = kernel; }` defines
-/// `fn name<const C: T>(tier: TierToken, a: A) -> R`, which runs `kernel::<W, C>(token, a)`.
+/// `per_tier! { fn name<L: Layout, const C: T>(a: A) -> R = kernel; }` defines
+/// `fn name<L: Layout, const C: T>(tier: TierToken, a: A) -> R`, which runs
+/// `kernel::<W, L, C>(token, a)`; the type parameter and the const parameters are optional.
 ///
 /// The instances are never inlined: a kernel called from another kernel of the same tier
 /// (the batch calls the single-message kernel for long messages) then runs exactly the code
@@ -437,39 +438,56 @@ impl Tier for Vaes {
 macro_rules! per_tier {
     (
         $(#[$meta:meta])*
+        $vis:vis fn $name:ident <$tparam:ident: $tbound:ident $(, const $param:ident: $param_ty:ty)*>
+            ($($arg:ident: $arg_ty:ty),* $(,)?) $(-> $ret:ty)? = $kernel:ident;
+    ) => {
+        $crate::cpu::per_tier!(@emit [$(#[$meta])*] [$vis] $name
+            [$tparam: $crate::layout::$tbound $(, const $param: $param_ty)*] [$tparam $(, $param)*]
+            ($($arg: $arg_ty),*) [$(-> $ret)?] $kernel);
+    };
+    (
+        $(#[$meta:meta])*
         $vis:vis fn $name:ident $(<$(const $param:ident: $param_ty:ty),+>)?
             ($($arg:ident: $arg_ty:ty),* $(,)?) $(-> $ret:ty)? = $kernel:ident;
     ) => {
-        $(#[$meta])*
+        $crate::cpu::per_tier!(@emit [$(#[$meta])*] [$vis] $name
+            [$($(const $param: $param_ty),+)?] [$($($param),+)?]
+            ($($arg: $arg_ty),*) [$(-> $ret)?] $kernel);
+    };
+    (
+        @emit [$($meta:tt)*] [$vis:vis] $name:ident [$($generics:tt)*] [$($params:tt)*]
+            ($($arg:ident: $arg_ty:ty),*) [$($ret:tt)*] $kernel:ident
+    ) => {
+        $($meta)*
         #[allow(unsafe_code, reason = "calls the instance whose features the token proves")]
-        $vis fn $name $(<$(const $param: $param_ty),+>)? (
+        $vis fn $name <$($generics)*> (
             tier: $crate::cpu::TierToken,
             $($arg: $arg_ty),*
-        ) $(-> $ret)? {
+        ) $($ret)* {
             #[inline(never)]
             #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
-            fn aesni $(<$(const $param: $param_ty),+>)? (
+            fn aesni <$($generics)*> (
                 width: $crate::cpu::x86::Aesni,
                 $($arg: $arg_ty),*
-            ) $(-> $ret)? {
-                $kernel::<$crate::cpu::x86::Aesni $($(, $param)+)?>(width, $($arg),*)
+            ) $($ret)* {
+                $kernel::<$crate::cpu::x86::Aesni, $($params)*>(width, $($arg),*)
             }
             #[inline(never)]
             #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1,avx,avx2,vaes,vpclmulqdq")]
-            fn vaes $(<$(const $param: $param_ty),+>)? (
+            fn vaes <$($generics)*> (
                 width: $crate::cpu::x86::Vaes,
                 $($arg: $arg_ty),*
-            ) $(-> $ret)? {
-                $kernel::<$crate::cpu::x86::Vaes $($(, $param)+)?>(width, $($arg),*)
+            ) $($ret)* {
+                $kernel::<$crate::cpu::x86::Vaes, $($params)*>(width, $($arg),*)
             }
             match tier {
                 // SAFETY: the token proves the CPU has the features `aesni` enables.
                 $crate::cpu::TierToken::Aesni(width) => unsafe {
-                    aesni $(::<$($param),+>)? (width, $($arg),*)
+                    aesni::<$($params)*>(width, $($arg),*)
                 },
                 // SAFETY: the token proves the CPU has the features `vaes` enables.
                 $crate::cpu::TierToken::Vaes(width) => unsafe {
-                    vaes $(::<$($param),+>)? (width, $($arg),*)
+                    vaes::<$($params)*>(width, $($arg),*)
                 },
             }
         }
