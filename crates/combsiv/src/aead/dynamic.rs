@@ -4,6 +4,7 @@
 #[cfg(feature = "alloc")]
 use alloc::vec::Vec;
 
+#[cfg(feature = "std")]
 use aead::inout::InOutBuf;
 
 use super::key_from_slice;
@@ -168,6 +169,7 @@ pub enum DynAesGcmSiv {
 runtime_key_size!(DynAesGcmSiv, AesGcmSiv);
 
 impl DynAesGcmSiv {
+    #[cfg(feature = "std")]
     pub(crate) fn seal_inout(
         &self,
         nonce: &[u8; 12],
@@ -177,6 +179,7 @@ impl DynAesGcmSiv {
         on_either!(self, cipher => cipher.seal_inout(nonce, aad, buf))
     }
 
+    #[cfg(feature = "std")]
     pub(crate) fn open_inout(
         &self,
         nonce: &[u8; 12],

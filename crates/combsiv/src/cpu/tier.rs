@@ -50,6 +50,7 @@ pub(crate) trait Tier: Copy {
     /// message per block); longer ones run the single-message kernel's steps, pipelined.
     const BATCH_GROUP_BLOCKS: usize;
     /// Comb lanes one lane-kernel call runs: one per block of a stride.
+    #[cfg(feature = "alloc")]
     const COMB_LANES: usize = super::STRIDE * Self::BLOCKS;
 
     /// The narrow tier every tier includes (key expansion, reduction, the tag block).
@@ -57,6 +58,7 @@ pub(crate) trait Tier: Copy {
 
     /// The tier with its token, to call a kernel instantiated by
     /// [`per_tier!`](crate::cpu::per_tier) (the batch calls the single-message kernels so).
+    #[cfg(feature = "alloc")]
     fn token(self) -> super::TierToken;
 
     /// Splits bytes into whole registers and the rest.

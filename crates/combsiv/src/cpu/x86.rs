@@ -31,6 +31,7 @@ pub(crate) const MAX_BLOCKS: usize = 2;
 /// independent chains cover the latency of each step (AESENC: 4 cycles, issued twice per
 /// cycle on Zen; a multiply-and-reduce: about 15 cycles for about 4 cycles of issue), and 8
 /// derivation blocks are in flight.
+#[cfg(feature = "alloc")]
 pub(crate) const BATCH_GROUP: usize = 4;
 /// The most POLYVAL blocks of a message in a batch group on any x86 tier
 /// ([`Tier::BATCH_GROUP_BLOCKS`]).

@@ -14,7 +14,9 @@ use core::arch::x86_64::*;
 
 use super::MAX_BATCH_GROUP_BLOCKS;
 use super::{Aesni, Vaes};
-use crate::cpu::{Tier, TierToken};
+use crate::cpu::Tier;
+#[cfg(feature = "alloc")]
+use crate::cpu::TierToken;
 
 /// GCM-SIV's short path, both tiers: up to three chunks of eight powers. Each further chunk
 /// costs one more multiplication and reduction in the chain; the table path, which longer
@@ -43,6 +45,7 @@ impl Tier for Aesni {
         self
     }
 
+    #[cfg(feature = "alloc")]
     #[inline(always)]
     fn token(self) -> TierToken {
         TierToken::Aesni(self)
@@ -227,6 +230,7 @@ impl Tier for Vaes {
         Vaes::aesni(self)
     }
 
+    #[cfg(feature = "alloc")]
     #[inline(always)]
     fn token(self) -> TierToken {
         TierToken::Vaes(self)
