@@ -12,6 +12,8 @@
     reason = "x86 intrinsics; each unsafe block says why it is sound"
 )]
 
+#[cfg(test)]
+pub(crate) mod pair;
 pub(crate) mod tiers;
 
 pub(crate) use tiers::per_tier;
@@ -155,6 +157,9 @@ pub(crate) enum TierToken {
     Aesni(Aesni),
     /// 256-bit registers, two blocks each.
     Vaes(Vaes),
+    /// The test-only tier: two blocks per register on AES-NI (`pair.rs`).
+    #[cfg(test)]
+    Pair(pair::Pair),
 }
 
 impl TierToken {
@@ -163,6 +168,8 @@ impl TierToken {
         match backend {
             Backend::Aesni => Aesni::get().map(TierToken::Aesni),
             Backend::Vaes => Vaes::get().map(TierToken::Vaes),
+            #[cfg(test)]
+            Backend::Pair => pair::Pair::get().map(TierToken::Pair),
             Backend::Portable => None,
         }
     }
@@ -172,6 +179,8 @@ impl TierToken {
         match self {
             TierToken::Aesni(_) => Backend::Aesni,
             TierToken::Vaes(_) => Backend::Vaes,
+            #[cfg(test)]
+            TierToken::Pair(_) => Backend::Pair,
         }
     }
 }

@@ -484,6 +484,15 @@ macro_rules! per_tier {
             ) $($ret)* {
                 $kernel::<$crate::cpu::x86::Vaes, $($params)*>(width, $($arg),*)
             }
+            #[cfg(test)]
+            #[inline(never)]
+            #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
+            fn pair <$($generics)*> (
+                width: $crate::cpu::x86::pair::Pair,
+                $($arg: $arg_ty),*
+            ) $($ret)* {
+                $kernel::<$crate::cpu::x86::pair::Pair, $($params)*>(width, $($arg),*)
+            }
             match tier {
                 // SAFETY: the token proves the CPU has the features `aesni` enables.
                 $crate::cpu::TierToken::Aesni(width) => unsafe {
@@ -492,6 +501,11 @@ macro_rules! per_tier {
                 // SAFETY: the token proves the CPU has the features `vaes` enables.
                 $crate::cpu::TierToken::Vaes(width) => unsafe {
                     vaes::<$($params)*>(width, $($arg),*)
+                },
+                // SAFETY: the token proves the CPU has the features `pair` enables (AES-NI's).
+                #[cfg(test)]
+                $crate::cpu::TierToken::Pair(width) => unsafe {
+                    pair::<$($params)*>(width, $($arg),*)
                 },
             }
         }
