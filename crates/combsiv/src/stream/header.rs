@@ -1,7 +1,6 @@
 //! The header of a combsiv stream and the keys derived from it (docs/FORMAT.md, sections 2
 //! and 3).
 
-use aead::inout::InOutBuf;
 use zeroize::Zeroize;
 
 use super::StreamError;
@@ -277,7 +276,9 @@ fn derive_file_key(master: &MasterKey, header: &Header, out: &mut [u8]) -> Resul
 
 /// The per-stream AEAD, keyed with the file key.
 #[derive(Clone)]
-pub(super) struct FileCipher(DynAesGcmSiv);
+pub(super) struct FileCipher {
+    pub(super) aead: DynAesGcmSiv,
+}
 
 /// The nonce of the header tag: never a chunk nonce, whose last four bytes are 0 or 1.
 const HEADER_TAG_NONCE: [u8; 12] = [0xff; 12];
@@ -300,33 +301,15 @@ impl FileCipher {
         let mut key = [0u8; 32];
         let key = &mut key[..header.algorithm.key_size().key_len()];
         derive_file_key(master, header, key)?;
-        let cipher = DynAesGcmSiv::with_backend(key, backend).map(FileCipher);
+        let cipher = DynAesGcmSiv::with_backend(key, backend).map(|aead| FileCipher { aead });
         key.zeroize();
         cipher
     }
 
-    pub(super) fn seal(
-        &self,
-        nonce: &[u8; 12],
-        aad: &[u8],
-        buf: InOutBuf<'_, '_, u8>,
-    ) -> Result<[u8; 16], Error> {
-        self.0.seal_inout(nonce, aad, buf)
-    }
-
-    pub(super) fn open(
-        &self,
-        nonce: &[u8; 12],
-        aad: &[u8],
-        buf: InOutBuf<'_, '_, u8>,
-        tag: &[u8; 16],
-    ) -> Result<(), Error> {
-        self.0.open_inout(nonce, aad, buf, tag)
-    }
-
     /// The header tag: the AEAD of nothing, with the header as associated data.
     pub(super) fn header_tag(&self, header: &[u8; HEADER_LEN]) -> Result<[u8; 16], Error> {
-        self.seal(&HEADER_TAG_NONCE, header, (&mut [][..]).into())
+        self.aead
+            .seal_inout(&HEADER_TAG_NONCE, header, (&mut [][..]).into())
     }
 
     pub(super) fn check_header_tag(
@@ -334,7 +317,8 @@ impl FileCipher {
         header: &[u8; HEADER_LEN],
         tag: &[u8; 16],
     ) -> Result<(), Error> {
-        self.open(&HEADER_TAG_NONCE, header, (&mut [][..]).into(), tag)
+        self.aead
+            .open_inout(&HEADER_TAG_NONCE, header, (&mut [][..]).into(), tag)
     }
 }
 

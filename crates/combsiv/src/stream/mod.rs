@@ -412,7 +412,7 @@ fn seal_chunk(
         Some(plaintext) => in_out(plaintext, body)?,
         None => body.into(),
     };
-    tag.copy_from_slice(&cipher.seal(&nonce, header, buf)?);
+    tag.copy_from_slice(&cipher.aead.seal_inout(&nonce, header, buf)?);
     Ok(())
 }
 
@@ -434,7 +434,9 @@ fn open_chunk(
                 .ok_or(Error::Authentication)?;
             let (body, tag) = sealed.split_at(body_len);
             let tag = <&[u8; TAG_LEN]>::try_from(tag).map_err(|_| Error::Authentication)?;
-            cipher.open(&nonce, header, in_out(body, data)?, tag)
+            cipher
+                .aead
+                .open_inout(&nonce, header, in_out(body, data)?, tag)
         }
         None => {
             let body_len = data
@@ -443,7 +445,7 @@ fn open_chunk(
                 .ok_or(Error::Authentication)?;
             let (body, tag) = data.split_at_mut(body_len);
             let tag: [u8; TAG_LEN] = (&*tag).try_into().map_err(|_| Error::Authentication)?;
-            cipher.open(&nonce, header, body.into(), &tag)
+            cipher.aead.open_inout(&nonce, header, body.into(), &tag)
         }
     }
 }
