@@ -62,6 +62,67 @@ impl MacPlan {
     }
 }
 
+/// Every job's [`MacPlan`], decided once: the passes of [`Comb::ccm_tags`] read it instead of
+/// re-deriving it.
+struct CcmPlan {
+    plans: Vec<MacPlan>,
+}
+
+impl CcmPlan {
+    fn new(jobs: &[CcmJob<'_>], selected: impl Fn(&CcmJob<'_>) -> bool) -> CcmPlan {
+        CcmPlan {
+            plans: jobs
+                .iter()
+                .map(|job| MacPlan::of(job, selected(job)))
+                .collect(),
+        }
+    }
+
+    fn of(&self, job: usize) -> MacPlan {
+        self.plans[job]
+    }
+
+    /// Blocks the header round's lanes take in scratch, and the jobs whose B0 runs alone and
+    /// whose partial last block the tail pass finishes.
+    fn counts(&self, jobs: &[CcmJob<'_>]) -> (usize, usize, usize) {
+        let (mut lane_blocks, mut b0_alone, mut tails) = (0, 0, 0);
+        for (job, plan) in jobs.iter().zip(&self.plans) {
+            match plan.path {
+                MacPath::Skipped => {}
+                MacPath::B0Alone => b0_alone += 1,
+                MacPath::Copied => lane_blocks += plan.header + job.data.len().div_ceil(16),
+                MacPath::HeaderInLanes => lane_blocks += plan.header,
+            }
+            tails += usize::from(plan.has_tail(job));
+        }
+        (lane_blocks, b0_alone, tails)
+    }
+
+    /// The jobs whose B0 runs alone in the ECB pass, with their indices.
+    fn b0_alone<'a, 'j>(
+        &'a self,
+        jobs: &'a [CcmJob<'j>],
+    ) -> impl Iterator<Item = (usize, &'a CcmJob<'j>)> {
+        (jobs.iter().enumerate()).filter(|(job, _)| self.of(*job).path == MacPath::B0Alone)
+    }
+
+    /// The jobs whose partial last block the tail pass finishes, with their indices.
+    fn tails<'a, 'j>(
+        &'a self,
+        jobs: &'a [CcmJob<'j>],
+    ) -> impl Iterator<Item = (usize, &'a CcmJob<'j>)> {
+        (jobs.iter().enumerate()).filter(|(job, j)| self.of(*job).has_tail(j))
+    }
+
+    /// [`tails`](Self::tails), for writing.
+    fn tails_mut<'a, 'j>(
+        &'a self,
+        jobs: &'a mut [CcmJob<'j>],
+    ) -> impl Iterator<Item = (usize, &'a mut CcmJob<'j>)> {
+        (jobs.iter_mut().enumerate()).filter(|(job, j)| self.of(*job).has_tail(j))
+    }
+}
+
 /// How many bits of a payload's last sixteen bytes come before its partial last block: read
 /// as a little-endian integer, shifting right by this leaves the zero-padded partial block,
 /// and a block shifted left by this lines up with it. The payload ends in a partial block.
@@ -165,19 +226,8 @@ impl Comb {
         payload: Chain,
         selected: impl Fn(&CcmJob<'_>) -> bool,
     ) -> Zeroizing<Vec<u128>> {
-        // Each job's path, decided once: the passes below read it instead of re-deriving it.
-        let plans: Vec<MacPlan> = jobs.iter().map(|j| MacPlan::of(j, selected(j))).collect();
-        let plan_of = |job: usize| plans[job];
-        let (mut lanes_total, mut b0_count, mut tail_count) = (0, 0, 0);
-        for (j, plan) in jobs.iter().zip(&plans) {
-            match plan.path {
-                MacPath::Skipped => {}
-                MacPath::B0Alone => b0_count += 1,
-                MacPath::Copied => lanes_total += plan.header + j.data.len().div_ceil(16),
-                MacPath::HeaderInLanes => lanes_total += plan.header,
-            }
-            tail_count += usize::from(plan.has_tail(j));
-        }
+        let plan = CcmPlan::new(jobs, selected);
+        let (lanes_total, b0_count, tail_count) = plan.counts(jobs);
         // Sealing also encrypts the partial block: its counter block joins the ECB pass.
         let tail_blocks = if payload == Chain::CcmSeal { 2 } else { 1 };
         self.scheduler.stats = ScheduleStats::default();
@@ -203,7 +253,7 @@ impl Comb {
         let mut rest = lane_scratch;
         let mut b0_pairs = b0_scratch.as_chunks_mut::<2>().0.iter_mut();
         for (job, j) in jobs.iter().enumerate() {
-            let MacPlan { path, header } = plan_of(job);
+            let MacPlan { path, header } = plan.of(job);
             if path == MacPath::Skipped {
                 continue;
             }
@@ -236,7 +286,7 @@ impl Comb {
         let states = (&mut macs[..], &mut counters[..]);
         Comb::ccm_round(engine, half, Chain::CcmSeal, lanes, states, |lane| {
             let j = &mut jobs[lane.job];
-            let (header, copy) = lane.blocks().split_at(plan_of(lane.job).header);
+            let (header, copy) = lane.blocks().split_at(plan.of(lane.job).header);
             if let Some(last) = header.last() {
                 masks[lane.job] ^= u128::from_le_bytes(*last);
             }
@@ -246,14 +296,10 @@ impl Comb {
         });
         // Passes over the jobs only where there is work: a batch of short messages has none.
         if b0_count > 0 {
-            let b0_jobs = || {
-                let alone =
-                    |(job, _): &(usize, &CcmJob<'_>)| plan_of(*job).path == MacPath::B0Alone;
-                jobs.iter().enumerate().filter(alone)
-            };
-            encrypt_per_job(b0_jobs().map(|(_, j)| j.ccm.cipher()), b0_scratch, 2);
+            let ciphers = plan.b0_alone(jobs).map(|(_, j)| j.ccm.cipher());
+            encrypt_per_job(ciphers, b0_scratch, 2);
             assert_eq!(b0_scratch.len(), 2 * b0_count, "two slots per B0 job");
-            for ((job, _), [mac, s0]) in b0_jobs().zip(b0_scratch.as_chunks::<2>().0) {
+            for ((job, _), [mac, s0]) in plan.b0_alone(jobs).zip(b0_scratch.as_chunks::<2>().0) {
                 macs[job] = u128::from_le_bytes(*mac);
                 masks[job] = u128::from_le_bytes(*s0);
             }
@@ -263,7 +309,7 @@ impl Comb {
         lanes.extend(
             jobs.iter_mut()
                 .enumerate()
-                .filter(|(job, _)| plan_of(*job).in_place())
+                .filter(|(job, _)| plan.of(*job).in_place())
                 .map(|(job, j)| (job, j.ccm, j.data.as_chunks_mut::<16>().0))
                 .filter(|(_, _, blocks)| !blocks.is_empty())
                 .map(|(job, ccm, blocks)| Comb::resumed(ccm, blocks, job, (&macs, &counters))),
@@ -279,12 +325,10 @@ impl Comb {
                 tail_blocks * tail_count,
                 "slots per tail"
             );
-            let tail_jobs = || {
-                jobs.iter()
-                    .enumerate()
-                    .filter(|(job, j)| plan_of(*job).has_tail(j))
-            };
-            for ((job, j), slots) in tail_jobs().zip(tail_scratch.chunks_exact_mut(tail_blocks)) {
+            for ((job, j), slots) in plan
+                .tails(jobs)
+                .zip(tail_scratch.chunks_exact_mut(tail_blocks))
+            {
                 let Some(last_sixteen) = j.data.last_chunk::<16>() else {
                     unreachable!("a payload that runs in place is longer than a block");
                 };
@@ -302,9 +346,9 @@ impl Comb {
                     *counter = counters[job].to_le_bytes();
                 }
             }
-            let tail_ciphers = tail_jobs().map(|(_, j)| j.ccm.cipher());
-            encrypt_per_job(tail_ciphers, tail_scratch, tail_blocks);
-            let tails = (jobs.iter_mut().enumerate()).filter(|(job, j)| plan_of(*job).has_tail(j));
+            let ciphers = plan.tails(jobs).map(|(_, j)| j.ccm.cipher());
+            encrypt_per_job(ciphers, tail_scratch, tail_blocks);
+            let tails = plan.tails_mut(jobs);
             for ((job, j), slots) in tails.zip(tail_scratch.chunks_exact(tail_blocks)) {
                 let Some((mac, keystream)) = slots.split_first() else {
                     unreachable!("a tail has at least its MAC block");
@@ -327,7 +371,7 @@ impl Comb {
 
         let mut tags = Zeroizing::new(alloc::vec![0u128; jobs.len()]);
         for (job, j) in jobs.iter().enumerate() {
-            if plan_of(job).path != MacPath::Skipped {
+            if plan.of(job).path != MacPath::Skipped {
                 tags[job] = j.ccm.masked_tag(macs[job], masks[job]);
             }
         }
