@@ -48,16 +48,7 @@ const CCM_SEAL: u8 = 4;
 /// The most lanes one kernel call runs on any tier: one per block of a stride of the widest.
 pub(crate) const MAX_KERNEL_LANES: usize = STRIDE * MAX_BLOCKS;
 
-per_tier! {
-    /// Lanes one kernel call runs on the tier.
-    pub(crate) fn lanes_per_call() -> usize = comb_lanes;
-}
-
-fn comb_lanes<W: Tier>(_: W) -> usize {
-    W::COMB_LANES
-}
-
-/// One kernel call over at most [`lanes_per_call`] lanes of `tier`'s keys with `rounds`
+/// One kernel call over at most [`TierToken::comb_lanes`] lanes of `tier`'s keys with `rounds`
 /// rounds: the next `count` blocks of each, or with `None` all of each lane's remaining
 /// blocks. Does not move the positions.
 pub(crate) fn run(

@@ -273,7 +273,7 @@ pub(crate) fn run_to_end(chain: Chain, lanes: &mut [Lane<'_>]) {
         // The whole group in one call, if it fits one.
         #[cfg(vector_tiers)]
         Some(BlockCipher::Vector(keys, tier))
-            if lanes.len() <= super::kernels::lanes_per_call(*tier) =>
+            if lanes.len() <= tier.comb_lanes() =>
         {
             super::kernels::run(*tier, keys.rounds(), chain, lanes, None);
             for lane in lanes.iter_mut() {
@@ -311,7 +311,7 @@ pub(crate) fn advance(chain: Chain, lanes: &mut [Lane<'_>], count: usize) {
     match shared_key(lanes) {
         #[cfg(vector_tiers)]
         Some(BlockCipher::Vector(keys, tier)) => {
-            for group in lanes.chunks_mut(super::kernels::lanes_per_call(*tier)) {
+            for group in lanes.chunks_mut(tier.comb_lanes()) {
                 super::kernels::run(*tier, keys.rounds(), chain, group, Some(count));
             }
         }

@@ -151,7 +151,7 @@ fn default_lanes(isa: Isa) -> usize {
     match isa {
         Isa::Portable => 6,
         #[cfg(vector_tiers)]
-        Isa::Vector(tier) => kernels::lanes_per_call(tier),
+        Isa::Vector(tier) => tier.comb_lanes(),
     }
 }
 

@@ -174,6 +174,18 @@ impl TierToken {
         }
     }
 
+    /// Comb lanes one lane-kernel call runs on this tier ([`Tier::COMB_LANES`]): a plain
+    /// match, not a call into an instance, since the comb asks for it per window.
+    #[cfg(feature = "alloc")]
+    pub(crate) fn comb_lanes(self) -> usize {
+        match self {
+            TierToken::Aesni(_) => <Aesni as Tier>::COMB_LANES,
+            TierToken::Vaes(_) => <Vaes as Tier>::COMB_LANES,
+            #[cfg(test)]
+            TierToken::Pair(_) => <pair::Pair as Tier>::COMB_LANES,
+        }
+    }
+
     /// The backend this tier is.
     pub(crate) fn backend(self) -> Backend {
         match self {
