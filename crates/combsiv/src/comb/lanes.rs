@@ -272,9 +272,7 @@ pub(crate) fn run_to_end(chain: Chain, lanes: &mut [Lane<'_>]) {
     match shared_key(lanes) {
         // The whole group in one call, if it fits one.
         #[cfg(vector_tiers)]
-        Some(BlockCipher::Vector(keys, tier))
-            if lanes.len() <= tier.comb_lanes() =>
-        {
+        Some(BlockCipher::Vector(keys, tier)) if lanes.len() <= tier.comb_lanes() => {
             super::kernels::run(*tier, keys.rounds(), chain, lanes, None);
             for lane in lanes.iter_mut() {
                 lane.position = lane.blocks.len();
