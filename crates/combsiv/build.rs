@@ -6,7 +6,7 @@
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(vector_tiers)");
     let arch = std::env::var("CARGO_CFG_TARGET_ARCH").unwrap_or_default();
-    if arch == "x86_64" {
+    if arch == "x86_64" || arch == "aarch64" {
         println!("cargo::rustc-cfg=vector_tiers");
     }
 }

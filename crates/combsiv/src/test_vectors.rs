@@ -24,7 +24,7 @@ pub(crate) fn miri_sample(backend: crate::Backend) -> usize {
     match backend {
         crate::Backend::Portable => 8,
         crate::Backend::Aesni => 2,
-        crate::Backend::Vaes => 1,
+        crate::Backend::Vaes | crate::Backend::Armv8 => 1,
         crate::Backend::Pair => 4,
     }
 }

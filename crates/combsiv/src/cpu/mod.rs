@@ -6,11 +6,20 @@
 //! kernel's instructions exist. The [`Backend`] of a key is chosen when the key is created,
 //! never per block.
 
+#[cfg(target_arch = "aarch64")]
+pub(crate) mod aarch64;
 #[cfg(vector_tiers)]
 mod tier;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86;
 
+#[cfg(all(target_arch = "aarch64", feature = "alloc"))]
+pub(crate) use aarch64::{BATCH_GROUP, MAX_BATCH_GROUP_BLOCKS};
+#[cfg(target_arch = "aarch64")]
+pub(crate) use aarch64::{
+    Block, MAX_BLOCKS, Narrow, STRIDE, TierToken, block_from, load_block, load_last_partial,
+    per_tier, store_block, store_last_partial,
+};
 #[cfg(vector_tiers)]
 pub(crate) use tier::Tier;
 #[cfg(all(target_arch = "x86_64", feature = "alloc"))]
@@ -36,6 +45,7 @@ use crate::Error;
 /// | `Portable` | none beyond the base ISA (RustCrypto `aes` for AES, our constant-time POLYVAL) | 64-bit |
 /// | `Aesni`    | AES-NI, PCLMULQDQ, SSSE3, SSE4.1               | 128-bit   |
 /// | `Vaes`     | the above plus AVX, AVX2, VAES, VPCLMULQDQ (no AVX-512 needed) | 256-bit |
+/// | `Armv8`    | AArch64 with the ARMv8 crypto extensions (AES, PMULL) | 128-bit |
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Backend {
@@ -45,6 +55,9 @@ pub enum Backend {
     Aesni,
     /// x86-64 with VAES and VPCLMULQDQ on 256-bit registers (Zen 3+, Ice Lake+, Alder Lake+).
     Vaes,
+    /// AArch64 with the ARMv8 AES and PMULL instructions on 128-bit NEON registers (AWS
+    /// Graviton, Ampere, Apple M-series, Neoverse).
+    Armv8,
     /// The library's own tests only: a tier of two blocks per register on AES-NI.
     #[cfg(test)]
     Pair,
@@ -53,11 +66,17 @@ pub enum Backend {
 impl Backend {
     /// Every backend, slowest first.
     #[cfg(not(test))]
-    pub const ALL: [Backend; 3] = [Backend::Portable, Backend::Aesni, Backend::Vaes];
-    /// Every backend, slowest first (and the test-only tier).
-    #[cfg(test)]
     pub const ALL: [Backend; 4] = [
         Backend::Portable,
+        Backend::Armv8,
+        Backend::Aesni,
+        Backend::Vaes,
+    ];
+    /// Every backend, slowest first (and the test-only tier).
+    #[cfg(test)]
+    pub const ALL: [Backend; 5] = [
+        Backend::Portable,
+        Backend::Armv8,
         Backend::Pair,
         Backend::Aesni,
         Backend::Vaes,
@@ -66,7 +85,7 @@ impl Backend {
     /// The backend new keys use: the fastest this CPU runs.
     ///
     /// With the `std` feature, the environment variable `COMBSIV_BACKEND`
-    /// (`portable`, `aesni` or `vaes`) pins it instead, if that backend is available;
+    /// (`portable`, `aesni`, `vaes` or `armv8`) pins it instead, if that backend is available;
     /// an unknown or unavailable name is ignored. The answer is computed once.
     pub fn detected() -> Backend {
         static CHOSEN: AtomicU8 = AtomicU8::new(UNKNOWN);
@@ -102,6 +121,7 @@ impl Backend {
             Backend::Portable => "portable",
             Backend::Aesni => "aesni",
             Backend::Vaes => "vaes",
+            Backend::Armv8 => "armv8",
             #[cfg(test)]
             Backend::Pair => "pair",
         }
@@ -127,8 +147,9 @@ impl Backend {
             0 => Backend::Portable,
             1 => Backend::Aesni,
             2 => Backend::Vaes,
+            3 => Backend::Armv8,
             #[cfg(test)]
-            3 => Backend::Pair,
+            4 => Backend::Pair,
             _ => unreachable!("only a Backend's own value is stored"),
         }
     }

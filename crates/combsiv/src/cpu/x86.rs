@@ -170,7 +170,7 @@ impl TierToken {
             Backend::Vaes => Vaes::get().map(TierToken::Vaes),
             #[cfg(test)]
             Backend::Pair => pair::Pair::get().map(TierToken::Pair),
-            Backend::Portable => None,
+            Backend::Portable | Backend::Armv8 => None,
         }
     }
 

@@ -4,13 +4,18 @@ use crate::support::available_backends;
 use combsiv::{Aes128Gcm, Aes128GcmSiv, Aes256Gcm, Aes256GcmSiv, Backend, Error};
 
 /// The best backend this CPU has, found without the library's detector: on x86-64 the tiers
-/// below; elsewhere only the portable backend exists.
+/// below; on AArch64 the crypto extensions as the OS reports them; elsewhere only the
+/// portable backend exists.
 fn best_backend_this_cpu_has() -> Backend {
     #[cfg(target_arch = "x86_64")]
     if cpu_has_vaes_tier() {
         return Backend::Vaes;
     } else if cpu_has_aesni_tier() {
         return Backend::Aesni;
+    }
+    #[cfg(target_arch = "aarch64")]
+    if std::arch::is_aarch64_feature_detected!("aes") {
+        return Backend::Armv8;
     }
     Backend::Portable
 }

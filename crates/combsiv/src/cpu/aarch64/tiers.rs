@@ -1,0 +1,348 @@
+//! The AArch64 tier: one AES block per 128-bit NEON register, on the ARMv8 crypto extensions.
+//!
+//! The [`Tier`] operations follow x86's AESENC convention (ShiftRows, SubBytes, MixColumns,
+//! then the round key): AESE adds its key first, so a round here is AESE with a zero key,
+//! AESMC, then the XOR with the round key. PMULL/PMULL2 give the carry-less products.
+
+#![allow(
+    unsafe_code,
+    reason = "AArch64 intrinsics; each unsafe block says why it is sound"
+)]
+
+use core::arch::aarch64::*;
+
+use super::Armv8;
+use crate::cpu::Tier;
+#[cfg(feature = "alloc")]
+use crate::cpu::TierToken;
+
+/// Reinterprets 16 bytes as two 64-bit lanes.
+#[inline(always)]
+fn u64s(a: uint8x16_t) -> uint64x2_t {
+    // SAFETY: NEON is part of the AArch64 baseline; a reinterpretation changes no bits.
+    unsafe { vreinterpretq_u64_u8(a) }
+}
+
+/// Reinterprets two 64-bit lanes as 16 bytes.
+#[inline(always)]
+fn bytes(a: uint64x2_t) -> uint8x16_t {
+    // SAFETY: as for `u64s`.
+    unsafe { vreinterpretq_u8_u64(a) }
+}
+
+/// One AES round in x86's order: AESE with a zero key (ShiftRows, SubBytes), AESMC, then
+/// the round key.
+#[target_feature(enable = "neon,aes")]
+#[inline]
+fn round(state: uint8x16_t, key: uint8x16_t) -> uint8x16_t {
+    veorq_u8(vaesmcq_u8(vaeseq_u8(state, vdupq_n_u8(0))), key)
+}
+
+/// The last round: no MixColumns.
+#[target_feature(enable = "neon,aes")]
+#[inline]
+fn last_round(state: uint8x16_t, key: uint8x16_t) -> uint8x16_t {
+    veorq_u8(vaeseq_u8(state, vdupq_n_u8(0)), key)
+}
+
+/// One round of the equivalent inverse cipher: AESD with a zero key, AESIMC, the key.
+#[target_feature(enable = "neon,aes")]
+#[inline]
+fn inverse_round(state: uint8x16_t, key: uint8x16_t) -> uint8x16_t {
+    veorq_u8(vaesimcq_u8(vaesdq_u8(state, vdupq_n_u8(0))), key)
+}
+
+/// The last round of the equivalent inverse cipher.
+#[target_feature(enable = "neon,aes")]
+#[inline]
+fn inverse_last_round(state: uint8x16_t, key: uint8x16_t) -> uint8x16_t {
+    veorq_u8(vaesdq_u8(state, vdupq_n_u8(0)), key)
+}
+
+/// InvMixColumns.
+#[target_feature(enable = "neon,aes")]
+#[inline]
+fn inverse_mix(key: uint8x16_t) -> uint8x16_t {
+    vaesimcq_u8(key)
+}
+
+/// The 64x64-bit carry-less product of `x` and `y` (PMULL).
+#[target_feature(enable = "neon,aes")]
+#[inline]
+fn carryless(x: u64, y: u64) -> uint8x16_t {
+    vreinterpretq_u8_p128(vmull_p64(x, y))
+}
+
+const _: () = assert!(<Armv8 as Tier>::BATCH_GROUP_BLOCKS <= super::MAX_BATCH_GROUP_BLOCKS);
+
+impl Tier for Armv8 {
+    type Reg = uint8x16_t;
+    type Bytes = [u8; 16];
+    const BLOCKS: usize = 1;
+    const HASH_LAG: usize = 2;
+    const GCM_NARROW_BLOCKS: usize = 0;
+    const SIV_SHORT_CHUNKS: usize = 3;
+    const BATCH_GROUP_BLOCKS: usize = 24;
+
+    #[inline(always)]
+    fn narrow(self) -> Armv8 {
+        self
+    }
+
+    #[cfg(feature = "alloc")]
+    #[inline(always)]
+    fn token(self) -> TierToken {
+        TierToken::Armv8(self)
+    }
+
+    #[inline(always)]
+    fn registers(data: &[u8]) -> (&[[u8; 16]], &[u8]) {
+        data.as_chunks()
+    }
+
+    #[inline(always)]
+    fn registers_mut(data: &mut [u8]) -> (&mut [[u8; 16]], &mut [u8]) {
+        data.as_chunks_mut()
+    }
+
+    #[inline(always)]
+    fn load(self, bytes: &[u8; 16]) -> uint8x16_t {
+        super::load_block(bytes)
+    }
+
+    #[inline(always)]
+    fn store(self, reg: uint8x16_t) -> [u8; 16] {
+        super::store_block(reg)
+    }
+
+    #[inline(always)]
+    fn load_blocks(self, blocks: &[uint8x16_t], first: usize) -> uint8x16_t {
+        blocks[first]
+    }
+
+    #[inline(always)]
+    fn store_blocks(self, reg: uint8x16_t, blocks: &mut [uint8x16_t], first: usize) {
+        blocks[first] = reg;
+    }
+
+    #[inline(always)]
+    fn gather(self, block: impl Fn(usize) -> uint8x16_t) -> uint8x16_t {
+        block(0)
+    }
+
+    #[inline(always)]
+    fn block(self, reg: uint8x16_t, _: usize) -> uint8x16_t {
+        reg
+    }
+
+    #[inline(always)]
+    fn sum_blocks(self, reg: uint8x16_t) -> uint8x16_t {
+        reg
+    }
+
+    #[inline(always)]
+    fn broadcast(self, block: uint8x16_t) -> uint8x16_t {
+        block
+    }
+
+    #[inline(always)]
+    fn zero(self) -> uint8x16_t {
+        // SAFETY: NEON is part of the AArch64 baseline.
+        unsafe { vdupq_n_u8(0) }
+    }
+
+    #[inline(always)]
+    fn xor(self, a: uint8x16_t, b: uint8x16_t) -> uint8x16_t {
+        // SAFETY: NEON is part of the AArch64 baseline.
+        unsafe { veorq_u8(a, b) }
+    }
+
+    #[inline(always)]
+    fn or(self, a: uint8x16_t, b: uint8x16_t) -> uint8x16_t {
+        // SAFETY: NEON is part of the AArch64 baseline.
+        unsafe { vorrq_u8(a, b) }
+    }
+
+    #[inline(always)]
+    fn and_not(self, a: uint8x16_t, b: uint8x16_t) -> uint8x16_t {
+        // SAFETY: NEON is part of the AArch64 baseline. BIC computes `b & !a`.
+        unsafe { vbicq_u8(b, a) }
+    }
+
+    #[inline(always)]
+    fn add32(self, a: uint8x16_t, b: uint8x16_t) -> uint8x16_t {
+        // SAFETY: NEON is part of the AArch64 baseline.
+        unsafe { vreinterpretq_u8_u32(vaddq_u32(vreinterpretq_u32_u8(a), vreinterpretq_u32_u8(b))) }
+    }
+
+    #[inline(always)]
+    fn shuffle_bytes(self, a: uint8x16_t, indices: uint8x16_t) -> uint8x16_t {
+        // SAFETY: NEON is part of the AArch64 baseline. TBL gives zero for an index of 16 or
+        // more, so the indices with the top bit set that PSHUFB zeroes are zero here too.
+        unsafe { vqtbl1q_u8(a, indices) }
+    }
+
+    #[inline(always)]
+    fn swap_halves(self, a: uint8x16_t) -> uint8x16_t {
+        // SAFETY: NEON is part of the AArch64 baseline.
+        unsafe { vextq_u8::<8>(a, a) }
+    }
+
+    #[inline(always)]
+    fn low_half_up(self, a: uint8x16_t) -> uint8x16_t {
+        // SAFETY: NEON is part of the AArch64 baseline. EXT of zero and `a` from byte 8:
+        // bytes 0..8 zero, bytes 8..16 the low half of `a`.
+        unsafe { vextq_u8::<8>(vdupq_n_u8(0), a) }
+    }
+
+    #[inline(always)]
+    fn high_half_down(self, a: uint8x16_t) -> uint8x16_t {
+        // SAFETY: NEON is part of the AArch64 baseline.
+        unsafe { vextq_u8::<8>(a, vdupq_n_u8(0)) }
+    }
+
+    #[inline(always)]
+    fn low_halves(self, low: uint8x16_t, high: uint8x16_t) -> uint8x16_t {
+        // SAFETY: NEON is part of the AArch64 baseline.
+        bytes(unsafe { vzip1q_u64(u64s(low), u64s(high)) })
+    }
+
+    #[inline(always)]
+    fn shift_bytes_up<const BYTES: i32>(self, a: uint8x16_t) -> uint8x16_t {
+        // SAFETY: NEON is part of the AArch64 baseline. EXT of zero and `a` from byte
+        // 16 - BYTES: the low BYTES bytes zero, then `a`.
+        unsafe {
+            let zero = vdupq_n_u8(0);
+            match BYTES {
+                4 => vextq_u8::<12>(zero, a),
+                8 => vextq_u8::<8>(zero, a),
+                _ => unreachable!("key expansion shifts by 4 and 8 bytes only"),
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn broadcast_word_3(self, a: uint8x16_t) -> uint8x16_t {
+        // SAFETY: NEON is part of the AArch64 baseline.
+        unsafe { vreinterpretq_u8_u32(vdupq_laneq_u32::<3>(vreinterpretq_u32_u8(a))) }
+    }
+
+    #[inline(always)]
+    fn aesenc(self, state: uint8x16_t, key: uint8x16_t) -> uint8x16_t {
+        // SAFETY: the Armv8 token proves the AES instructions.
+        unsafe { round(state, key) }
+    }
+
+    #[inline(always)]
+    fn aesenclast(self, state: uint8x16_t, key: uint8x16_t) -> uint8x16_t {
+        // SAFETY: the Armv8 token proves the AES instructions.
+        unsafe { last_round(state, key) }
+    }
+
+    #[inline(always)]
+    fn aesdec(self, state: uint8x16_t, key: uint8x16_t) -> uint8x16_t {
+        // SAFETY: the Armv8 token proves the AES instructions.
+        unsafe { inverse_round(state, key) }
+    }
+
+    #[inline(always)]
+    fn aesdeclast(self, state: uint8x16_t, key: uint8x16_t) -> uint8x16_t {
+        // SAFETY: the Armv8 token proves the AES instructions.
+        unsafe { inverse_last_round(state, key) }
+    }
+
+    #[inline(always)]
+    fn inv_mix_columns(self, key: uint8x16_t) -> uint8x16_t {
+        // SAFETY: the Armv8 token proves the AES instructions.
+        unsafe { inverse_mix(key) }
+    }
+
+    #[inline(always)]
+    fn pin(self, reg: &mut uint8x16_t) {
+        #[cfg(miri)]
+        let _ = reg;
+        // SAFETY: the block is empty: it reads and writes only the register it is given.
+        #[cfg(not(miri))]
+        unsafe {
+            core::arch::asm!(
+                "/* {0:v} */",
+                inout(vreg) * reg,
+                options(nomem, nostack, preserves_flags)
+            );
+        }
+    }
+
+    #[inline(always)]
+    fn clmul<const SELECT: i32>(self, a: uint8x16_t, b: uint8x16_t) -> uint8x16_t {
+        // `SELECT` bit 0 picks the half of `a`, bit 4 that of `b` (PCLMULQDQ's immediate).
+        let (a, b) = (u64s(a), u64s(b));
+        // SAFETY: NEON is part of the AArch64 baseline.
+        let (x, y) = unsafe {
+            (
+                if SELECT & 1 == 0 {
+                    vgetq_lane_u64::<0>(a)
+                } else {
+                    vgetq_lane_u64::<1>(a)
+                },
+                if SELECT & 0x10 == 0 {
+                    vgetq_lane_u64::<0>(b)
+                } else {
+                    vgetq_lane_u64::<1>(b)
+                },
+            )
+        };
+        // SAFETY: the Armv8 token proves PMULL.
+        unsafe { carryless(x, y) }
+    }
+}
+
+/// Instantiates a kernel written once over [`Tier`] for the AArch64 tier and dispatches on
+/// the [`TierToken`], as the x86 `per_tier!` does: the instance is a `#[target_feature]`
+/// function enabling exactly the token's features, never inlined.
+macro_rules! per_tier {
+    (
+        $(#[$meta:meta])*
+        $vis:vis fn $name:ident <$tparam:ident: $tbound:ident $(, const $param:ident: $param_ty:ty)*>
+            ($($arg:ident: $arg_ty:ty),* $(,)?) $(-> $ret:ty)? = $kernel:ident;
+    ) => {
+        $crate::cpu::per_tier!(@emit [$(#[$meta])*] [$vis] $name
+            [$tparam: $crate::layout::$tbound $(, const $param: $param_ty)*] [$tparam $(, $param)*]
+            ($($arg: $arg_ty),*) [$(-> $ret)?] $kernel);
+    };
+    (
+        $(#[$meta:meta])*
+        $vis:vis fn $name:ident $(<$(const $param:ident: $param_ty:ty),+>)?
+            ($($arg:ident: $arg_ty:ty),* $(,)?) $(-> $ret:ty)? = $kernel:ident;
+    ) => {
+        $crate::cpu::per_tier!(@emit [$(#[$meta])*] [$vis] $name
+            [$($(const $param: $param_ty),+)?] [$($($param),+)?]
+            ($($arg: $arg_ty),*) [$(-> $ret)?] $kernel);
+    };
+    (
+        @emit [$($meta:tt)*] [$vis:vis] $name:ident [$($generics:tt)*] [$($params:tt)*]
+            ($($arg:ident: $arg_ty:ty),*) [$($ret:tt)*] $kernel:ident
+    ) => {
+        $($meta)*
+        #[allow(unsafe_code, reason = "calls the instance whose features the token proves")]
+        $vis fn $name <$($generics)*> (
+            tier: $crate::cpu::TierToken,
+            $($arg: $arg_ty),*
+        ) $($ret)* {
+            #[inline(never)]
+            #[target_feature(enable = "neon,aes")]
+            fn armv8 <$($generics)*> (
+                width: $crate::cpu::aarch64::Armv8,
+                $($arg: $arg_ty),*
+            ) $($ret)* {
+                $kernel::<$crate::cpu::aarch64::Armv8, $($params)*>(width, $($arg),*)
+            }
+            match tier {
+                // SAFETY: the token proves the CPU has the features `armv8` enables.
+                $crate::cpu::TierToken::Armv8(width) => unsafe {
+                    armv8::<$($params)*>(width, $($arg),*)
+                },
+            }
+        }
+    };
+}
+pub(crate) use per_tier;
