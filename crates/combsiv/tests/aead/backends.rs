@@ -70,9 +70,14 @@ fn detection_finds_the_best_backend_this_cpu_has() {
 #[test]
 #[cfg(miri)]
 fn miri_runs_every_backend() {
+    // Every backend of x86-64: all but the AArch64 tier.
+    let expected: Vec<Backend> = Backend::ALL
+        .into_iter()
+        .filter(|&backend| backend != Backend::Armv8)
+        .collect();
     assert_eq!(
         available_backends(),
-        Backend::ALL,
+        expected,
         "build with -C target-feature=+aes,+pclmulqdq,+ssse3,+sse4.1,+avx,+avx2,+vaes,+vpclmulqdq"
     );
 }
