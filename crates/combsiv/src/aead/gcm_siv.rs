@@ -407,7 +407,6 @@ fn initial_counter(tag: &[u8; 16]) -> [u8; 16] {
     counter
 }
 
-/// Section 6, checked before any work.
 /// A message of an AES-GCM-SIV batch, for [`AesGcmSiv::seal_batch`] and
 /// [`AesGcmSiv::open_batch`] (also `combsiv::comb::SivJob`).
 #[derive(Debug)]
@@ -448,6 +447,7 @@ fn batch_verdict(jobs: &[SivJob<'_>]) -> Result<(), Error> {
     }
 }
 
+/// Section 6, checked before any work.
 pub(crate) fn check_lengths(aad_len: usize, plaintext_len: usize) -> Result<(), Error> {
     check_message_lengths((aad_len, MAX_AAD_LEN), (plaintext_len, MAX_PLAINTEXT_LEN))
 }
