@@ -643,10 +643,31 @@ fn encrypt_and_hash_stride<W: Tier, L: Layout, const ROUNDS: usize>(
         *block = width.xor(*block, keys[0]);
     }
     let mut sums: Sums<W> = [width.zero(); 3];
-    for j in 0..STRIDE {
-        round(keystream, keys[j + 1]);
-        let x = hashed_register::<W, L>(width, hashed.register(width, j), (j == 0).then_some(s));
-        accumulate(width, hash_key, &mut sums, (W::POWERS, j), x);
+    // Register j's multiplies follow AES round j + 1.
+    macro_rules! block {
+        ($j:expr) => {{
+            let j: usize = $j;
+            round(keystream, keys[j + 1]);
+            let x =
+                hashed_register::<W, L>(width, hashed.register(width, j), (j == 0).then_some(s));
+            accumulate(width, hash_key, &mut sums, (W::POWERS, j), x);
+        }};
+    }
+    if W::UNROLL_ROUNDS {
+        // Written out, as `Tier::UNROLL_ROUNDS` asks (LLVM kept AES-GCM's loop on AArch64).
+        const { assert!(STRIDE == 8) };
+        block!(0);
+        block!(1);
+        block!(2);
+        block!(3);
+        block!(4);
+        block!(5);
+        block!(6);
+        block!(7);
+    } else {
+        for j in 0..STRIDE {
+            block!(j);
+        }
     }
     round(keystream, keys[STRIDE + 1]);
     let s = reduce_and_fold(width, sums);

@@ -224,8 +224,38 @@ pub(crate) fn broadcast<W: Tier>(width: W, schedule: &KeySchedule) -> [W::Reg; 1
     keys
 }
 
+/// Runs `$body` with `$i` bound to each middle round i = 1..rounds of AES-128 (`rounds` 10)
+/// or AES-256 (14), on tier `$tier`: as a loop, or, where the tier asks for it
+/// ([`Tier::UNROLL_ROUNDS`]), as straight-line code, the body written out once per round and
+/// only the four rounds AES-256 adds behind a test of the key size (folded away when `rounds`
+/// is a constant). A macro, not a function taking a closure: LLVM declined to inline the
+/// closure of a stitched loop into its thirteen call sites.
+macro_rules! for_each_middle_round {
+    ($tier:ty, $rounds:expr, |$i:ident| $body:expr) => {{
+        // At most 14, which lets LLVM drop the bounds checks of `keys[$i]`.
+        let rounds: usize = ::core::cmp::Ord::min($rounds, 14);
+        if <$tier as $crate::cpu::Tier>::UNROLL_ROUNDS {
+            $crate::aes::kernels::for_each_middle_round!(@each $i $body; 1 2 3 4 5 6 7 8 9);
+            if rounds > 10 {
+                $crate::aes::kernels::for_each_middle_round!(@each $i $body; 10 11 12 13);
+            }
+        } else {
+            for $i in 1..rounds {
+                $body
+            }
+        }
+    }};
+    (@each $i:ident $body:expr; $($round:literal)*) => {
+        $({
+            let $i: usize = $round;
+            $body
+        })*
+    };
+}
+pub(crate) use for_each_middle_round;
+
 /// Encrypts N independent registers, interleaved round by round so that they pipeline.
-/// `rounds` is 10 or 14; a constant argument unrolls the rounds.
+/// `rounds` is 10 or 14.
 #[inline(always)]
 pub(crate) fn encrypt<W: Tier, const N: usize>(
     width: W,
@@ -236,12 +266,12 @@ pub(crate) fn encrypt<W: Tier, const N: usize>(
     for block in blocks.iter_mut() {
         *block = width.xor(*block, keys[0]);
     }
-    for &key in &keys[1..rounds] {
+    for_each_middle_round!(W, rounds, |i| {
         for block in blocks.iter_mut() {
-            *block = width.aesenc(*block, key);
+            *block = width.aesenc(*block, keys[i]);
         }
         round_boundary(width, blocks);
-    }
+    });
     for block in blocks.iter_mut() {
         *block = width.aesenclast(*block, keys[rounds]);
     }
@@ -323,11 +353,11 @@ fn decrypt_ecb_kernel<W: Tier>(width: W, round_keys: &RoundKeys, blocks: &mut [[
         for (value, block) in state.iter_mut().zip(chunk.iter()) {
             *value = narrow.xor(load_block(block), keys[0]);
         }
-        for &key in &keys[1..rounds] {
+        for_each_middle_round!(W, rounds, |i| {
             for value in &mut state {
-                *value = narrow.aesdec(*value, key);
+                *value = narrow.aesdec(*value, keys[i]);
             }
-        }
+        });
         for (block, value) in chunk.iter_mut().zip(state) {
             *block = store_block(narrow.aesdeclast(value, keys[rounds]));
         }

@@ -36,7 +36,7 @@ use zeroize::Zeroize;
 
 use super::lanes::{Blocks, Chain, Lane};
 use crate::aes::BlockCipher;
-use crate::aes::kernels::{KeySchedule, broadcast, swap_last_word};
+use crate::aes::kernels::{KeySchedule, broadcast, for_each_middle_round, swap_last_word};
 use crate::cpu::{MAX_BLOCKS, STRIDE, Tier, TierToken, load_block, per_tier, store_block};
 
 const CBC_ENCRYPT: u8 = 0;
@@ -357,14 +357,14 @@ impl<W: Tier> Steps<'_, W> {
                     counter[r] = width.add32(counter[r], one);
                 }
             }
-            for round in 1..rounds {
+            for_each_middle_round!(W, rounds, |round| {
                 for r in 0..REGS {
                     x[r] = width.aesenc(x[r], key(r, round));
                     if ccm {
                         keystream[r] = width.aesenc(keystream[r], key(r, round));
                     }
                 }
-            }
+            });
             for r in 0..REGS {
                 x[r] = width.aesenclast(x[r], key(r, rounds));
                 match MODE {

@@ -1,9 +1,16 @@
-//! AArch64: the ARMv8 crypto extensions (AESE/AESD/AESMC/AESIMC and PMULL), detected once.
+//! AArch64: the ARMv8 crypto extensions (AESE/AESD/AESMC/AESIMC and PMULL), detected once,
+//! and the SHA3 extension's three-way XOR (EOR3) where the core has it.
 //!
-//! With `std`, detection asks the OS (`is_aarch64_feature_detected!("aes")`, which covers
-//! AESE..AESIMC and PMULL/PMULL2: FEAT_AES with FEAT_PMULL); without it, what the build
-//! enables statically. Under Miri, which runs PMULL but not the AES instructions, the tier is
-//! off.
+//! With `std`, detection asks the OS (`is_aarch64_feature_detected!`: `aes` covers
+//! AESE..AESIMC and PMULL/PMULL2, FEAT_AES with FEAT_PMULL; `sha3` covers EOR3 and BCAX);
+//! without it, or under Miri (which has no auxiliary vector to ask), what the build enables
+//! statically.
+//!
+//! One backend, [`Backend::Armv8`], has two tiers that differ only in what the compiler may
+//! emit: [`Armv8`] and [`Armv8Sha3`] run the same kernels, and the instance compiled with
+//! `sha3` enabled turns each `a ^ b ^ c` of the POLYVAL sums and the counter-mode output into
+//! one EOR3 (LLVM's instruction selection does it; no kernel names the instruction). Neoverse
+//! V1/V2 and Apple cores have it, Neoverse N1 and Cortex-A72 do not.
 
 #![allow(
     unsafe_code,
@@ -24,7 +31,7 @@ use crate::cpu::Tier;
 
 /// One AES block in a NEON register.
 pub(crate) type Block = uint8x16_t;
-/// The narrow tier: one block per register (the only AArch64 tier).
+/// The narrow tier: one block per register (both AArch64 tiers are narrow).
 pub(crate) type Narrow = Armv8;
 
 /// Registers per loop iteration: eight states, a round key and a data register fit the 32
@@ -39,30 +46,46 @@ pub(crate) const BATCH_GROUP: usize = 4;
 /// The most POLYVAL blocks of a message in a batch group on any AArch64 tier.
 pub(crate) const MAX_BATCH_GROUP_BLOCKS: usize = 24;
 
-/// Proof that the CPU has the ARMv8 AES and PMULL instructions: exactly the features of
-/// `#[target_feature(enable = "neon,aes")]`.
+/// Proof that the CPU has the ARMv8 AES and PMULL instructions, and EOR3 too if `EOR3`:
+/// exactly the features of `#[target_feature(enable = "neon,aes")]`, or of
+/// `"neon,aes,sha3"`. Only [`Neon::get`] makes one from nothing.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Armv8(());
+pub(crate) struct Neon<const EOR3: bool>(());
 
-impl Armv8 {
-    pub(crate) fn get() -> Option<Armv8> {
-        detected().then_some(Armv8(()))
+/// The ARMv8 AES and PMULL instructions.
+pub(crate) type Armv8 = Neon<false>;
+/// The ARMv8 AES and PMULL instructions and the SHA3 extension's EOR3.
+pub(crate) type Armv8Sha3 = Neon<true>;
+
+impl<const EOR3: bool> Neon<EOR3> {
+    pub(crate) fn get() -> Option<Neon<EOR3>> {
+        let features = Features::detected();
+        (features.aes && (features.sha3 || !EOR3)).then_some(Neon(()))
     }
 }
 
-#[cfg(all(feature = "std", not(miri)))]
-fn detected() -> bool {
-    std::arch::is_aarch64_feature_detected!("aes")
+/// What the CPU has of the extensions the tiers use.
+struct Features {
+    aes: bool,
+    sha3: bool,
 }
 
-#[cfg(all(not(feature = "std"), not(miri)))]
-fn detected() -> bool {
-    cfg!(target_feature = "aes")
-}
+impl Features {
+    #[cfg(all(feature = "std", not(miri)))]
+    fn detected() -> Features {
+        Features {
+            aes: std::arch::is_aarch64_feature_detected!("aes"),
+            sha3: std::arch::is_aarch64_feature_detected!("sha3"),
+        }
+    }
 
-#[cfg(miri)]
-fn detected() -> bool {
-    false
+    #[cfg(any(not(feature = "std"), miri))]
+    fn detected() -> Features {
+        Features {
+            aes: cfg!(target_feature = "aes"),
+            sha3: cfg!(target_feature = "sha3"),
+        }
+    }
 }
 
 /// The AArch64 tier a key runs on, with the token that proves it.
@@ -70,13 +93,18 @@ fn detected() -> bool {
 pub(crate) enum TierToken {
     /// 128-bit NEON registers, one block each.
     Armv8(Armv8),
+    /// The same, compiled with EOR3.
+    Armv8Sha3(Armv8Sha3),
 }
 
 impl TierToken {
-    /// The tier of a backend, if it is an AArch64 tier and this CPU has it.
+    /// The tier of a backend, if it is an AArch64 tier and this CPU has it: `armv8` is the
+    /// EOR3 tier where the CPU has the SHA3 extension.
     pub(crate) fn for_backend(backend: Backend) -> Option<TierToken> {
         match backend {
-            Backend::Armv8 => Armv8::get().map(TierToken::Armv8),
+            Backend::Armv8 => Armv8Sha3::get()
+                .map(TierToken::Armv8Sha3)
+                .or_else(|| Armv8::get().map(TierToken::Armv8)),
             _ => None,
         }
     }
@@ -86,13 +114,14 @@ impl TierToken {
     pub(crate) fn comb_lanes(self) -> usize {
         match self {
             TierToken::Armv8(_) => <Armv8 as Tier>::COMB_LANES,
+            TierToken::Armv8Sha3(_) => <Armv8Sha3 as Tier>::COMB_LANES,
         }
     }
 
     /// The backend this tier is.
     pub(crate) fn backend(self) -> Backend {
         match self {
-            TierToken::Armv8(_) => Backend::Armv8,
+            TierToken::Armv8(_) | TierToken::Armv8Sha3(_) => Backend::Armv8,
         }
     }
 }
@@ -139,4 +168,27 @@ pub(crate) fn store_last_partial(_: Armv8, block: uint8x16_t, data: &mut [u8]) {
     let mut bytes = store_block(block);
     data[len - partial..].copy_from_slice(&bytes[..partial]);
     bytes.zeroize();
+}
+
+#[cfg(all(test, feature = "std"))]
+mod tests {
+    use super::*;
+
+    /// CI runs the suite under two qemu CPU models, one with the SHA3 extension and one
+    /// without, and says which through `COMBSIV_EXPECT_EOR3` (`1` or `0`): `armv8` silently
+    /// running the other of its two tiers fails here.
+    #[test]
+    fn armv8_runs_the_eor3_tier_exactly_where_the_cpu_has_sha3() {
+        let Ok(expected) = std::env::var("COMBSIV_EXPECT_EOR3") else {
+            return;
+        };
+        let tier = TierToken::for_backend(Backend::Armv8);
+        assert!(tier.is_some(), "no AES instructions");
+        let eor3 = matches!(tier, Some(TierToken::Armv8Sha3(_)));
+        assert_eq!(
+            eor3,
+            expected.trim() == "1",
+            "COMBSIV_EXPECT_EOR3={expected}"
+        );
+    }
 }

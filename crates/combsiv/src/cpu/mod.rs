@@ -1,10 +1,10 @@
 //! Which instruction sets this CPU has, decided once.
 //!
 //! Detection runs on first use and is cached. What it finds is handed out as zero-sized
-//! tokens ([`x86::Aesni`], [`x86::Vaes`]): a kernel whose `#[target_feature]` list is exactly a
-//! token's feature set takes the token as an argument, so holding one is the proof that the
-//! kernel's instructions exist. The [`Backend`] of a key is chosen when the key is created,
-//! never per block.
+//! tokens (x86's `Aesni` and `Vaes`, AArch64's `Armv8` and `Armv8Sha3`): a kernel whose
+//! `#[target_feature]` list is exactly a token's feature set takes the token as an argument,
+//! so holding one is the proof that the kernel's instructions exist. The [`Backend`] of a key
+//! is chosen when the key is created, never per block.
 
 #[cfg(target_arch = "aarch64")]
 pub(crate) mod aarch64;
@@ -45,7 +45,7 @@ use crate::Error;
 /// | `Portable` | none beyond the base ISA (RustCrypto `aes` for AES, our constant-time POLYVAL) | 64-bit |
 /// | `Aesni`    | AES-NI, PCLMULQDQ, SSSE3, SSE4.1               | 128-bit   |
 /// | `Vaes`     | the above plus AVX, AVX2, VAES, VPCLMULQDQ (no AVX-512 needed) | 256-bit |
-/// | `Armv8`    | AArch64 with the ARMv8 crypto extensions (AES, PMULL) | 128-bit |
+/// | `Armv8`    | AArch64 with the ARMv8 crypto extensions (AES, PMULL); EOR3 where the SHA3 extension is present | 128-bit |
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Backend {
@@ -56,7 +56,8 @@ pub enum Backend {
     /// x86-64 with VAES and VPCLMULQDQ on 256-bit registers (Zen 3+, Ice Lake+, Alder Lake+).
     Vaes,
     /// AArch64 with the ARMv8 AES and PMULL instructions on 128-bit NEON registers (AWS
-    /// Graviton, Ampere, Apple M-series, Neoverse).
+    /// Graviton, Ampere, Apple M-series, Neoverse), and the SHA3 extension's three-way XOR
+    /// (EOR3) where the CPU has it (Neoverse V1/V2, Apple M-series).
     Armv8,
     /// The library's own tests only: a tier of two blocks per register on AES-NI.
     #[cfg(test)]

@@ -49,6 +49,15 @@ pub(crate) trait Tier: Copy {
     /// `seal_batch`/`open_batch` (of the architecture's `BATCH_GROUP` registers, one
     /// message per block); longer ones run the single-message kernel's steps, pipelined.
     const BATCH_GROUP_BLOCKS: usize;
+    /// Whether the kernels write out the AES rounds one by one rather than loop over the
+    /// round keys. AArch64 needs it: its AES round adds the key first (AESE) where the
+    /// kernels' round, x86's AESENC, adds it last, and LLVM folds each round key's XOR into
+    /// the next AESE only across written-out rounds; a loop, which LLVM does not unroll for
+    /// eight AESE/AESMC pairs, spends a third instruction per block and round (the
+    /// counter-mode stride: 28 instructions per round instead of 17). On x86 the loops are
+    /// smaller and measured as fast or faster (written out, AES-NI's AES-128-GCM decrypt of
+    /// 8 KiB took 1.07x as long on Zen 5).
+    const UNROLL_ROUNDS: bool;
     /// Comb lanes one lane-kernel call runs: one per block of a stride.
     #[cfg(feature = "alloc")]
     const COMB_LANES: usize = super::STRIDE * Self::BLOCKS;

@@ -73,7 +73,7 @@
 
 #[cfg(vector_tiers)]
 pub(crate) mod kernels;
-mod portable;
+pub(crate) mod portable;
 
 use core::marker::PhantomData;
 

@@ -74,8 +74,9 @@ fn montgomery_reduce([v0, mut v1, mut v2, mut v3]: [u64; 4]) -> u128 {
     u128::from(v2) | u128::from(v3) << 64
 }
 
-/// The full 128-bit carry-less product of two 64-bit words.
-fn clmul64(x: u64, y: u64) -> u128 {
+/// The full 128-bit carry-less product of two 64-bit words (also the AArch64 tier's PMULL
+/// under Miri, which cannot run that instruction).
+pub(crate) fn clmul64(x: u64, y: u64) -> u128 {
     // The low half directly; the high half as the low half of the bit-reversed operands,
     // whose product is the bit-reversed full product shifted by one.
     let low = clmul64_low(x, y);

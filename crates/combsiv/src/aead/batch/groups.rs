@@ -10,7 +10,7 @@ use super::super::kernels::{length_block, nonce_value, top_bit};
 use super::super::{check_tag, open_or_wipe};
 use super::hashed_blocks;
 use crate::aead::gcm_siv::SivJob;
-use crate::aes::kernels::{encrypt, first_round_keys, round_key};
+use crate::aes::kernels::{encrypt, first_round_keys, for_each_middle_round, round_key};
 use crate::cpu::{
     BATCH_GROUP, Block, MAX_BATCH_GROUP_BLOCKS, MAX_BLOCKS, Narrow, Tier, block_from, load_block,
     load_last_partial, store_block, store_last_partial,
@@ -505,11 +505,11 @@ fn encrypt_each<W: Tier, const ROUNDS: usize>(
     for (block, keys) in blocks.iter_mut().zip(keys) {
         *block = width.xor(*block, keys[0]);
     }
-    for round in 1..ROUNDS {
+    for_each_middle_round!(W, ROUNDS, |round| {
         for (block, keys) in blocks.iter_mut().zip(keys) {
             *block = width.aesenc(*block, keys[round]);
         }
-    }
+    });
     for (block, keys) in blocks.iter_mut().zip(keys) {
         *block = width.aesenclast(*block, keys[ROUNDS]);
     }

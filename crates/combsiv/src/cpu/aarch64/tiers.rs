@@ -1,8 +1,17 @@
-//! The AArch64 tier: one AES block per 128-bit NEON register, on the ARMv8 crypto extensions.
+//! The AArch64 tiers: one AES block per 128-bit NEON register, on the ARMv8 crypto
+//! extensions, with or without EOR3 (the same code; see `cpu/aarch64.rs`).
 //!
 //! The [`Tier`] operations follow x86's AESENC convention (ShiftRows, SubBytes, MixColumns,
 //! then the round key): AESE adds its key first, so a round here is AESE with a zero key,
-//! AESMC, then the XOR with the round key. PMULL/PMULL2 give the carry-less products.
+//! AESMC, then the XOR with the round key. LLVM folds that XOR into the next round's AESE
+//! (`aese(x ^ k, 0)` is `aese(x, k)`), so a chain of rounds compiles to adjacent AESE/AESMC
+//! pairs, which the cores fuse, and one XOR at the end. PMULL/PMULL2 give the carry-less
+//! products.
+//!
+//! Miri runs the plain NEON operations but not the AES instructions, nor (before its
+//! June 2026 versions) PMULL: under Miri the AES rounds are RustCrypto's software rounds
+//! (`aes::hazmat`) and the carry-less products the portable backend's, so that Miri checks
+//! the POLYVAL, counter-mode and fused code of this tier.
 
 #![allow(
     unsafe_code,
@@ -11,7 +20,7 @@
 
 use core::arch::aarch64::*;
 
-use super::Armv8;
+use super::{Armv8, Neon};
 use crate::cpu::Tier;
 #[cfg(feature = "alloc")]
 use crate::cpu::TierToken;
@@ -34,6 +43,7 @@ fn bytes(a: uint64x2_t) -> uint8x16_t {
 /// the round key.
 #[target_feature(enable = "neon,aes")]
 #[inline]
+#[cfg(not(miri))]
 fn round(state: uint8x16_t, key: uint8x16_t) -> uint8x16_t {
     veorq_u8(vaesmcq_u8(vaeseq_u8(state, vdupq_n_u8(0))), key)
 }
@@ -41,6 +51,7 @@ fn round(state: uint8x16_t, key: uint8x16_t) -> uint8x16_t {
 /// The last round: no MixColumns.
 #[target_feature(enable = "neon,aes")]
 #[inline]
+#[cfg(not(miri))]
 fn last_round(state: uint8x16_t, key: uint8x16_t) -> uint8x16_t {
     veorq_u8(vaeseq_u8(state, vdupq_n_u8(0)), key)
 }
@@ -48,6 +59,7 @@ fn last_round(state: uint8x16_t, key: uint8x16_t) -> uint8x16_t {
 /// One round of the equivalent inverse cipher: AESD with a zero key, AESIMC, the key.
 #[target_feature(enable = "neon,aes")]
 #[inline]
+#[cfg(not(miri))]
 fn inverse_round(state: uint8x16_t, key: uint8x16_t) -> uint8x16_t {
     veorq_u8(vaesimcq_u8(vaesdq_u8(state, vdupq_n_u8(0))), key)
 }
@@ -55,6 +67,7 @@ fn inverse_round(state: uint8x16_t, key: uint8x16_t) -> uint8x16_t {
 /// The last round of the equivalent inverse cipher.
 #[target_feature(enable = "neon,aes")]
 #[inline]
+#[cfg(not(miri))]
 fn inverse_last_round(state: uint8x16_t, key: uint8x16_t) -> uint8x16_t {
     veorq_u8(vaesdq_u8(state, vdupq_n_u8(0)), key)
 }
@@ -62,20 +75,117 @@ fn inverse_last_round(state: uint8x16_t, key: uint8x16_t) -> uint8x16_t {
 /// InvMixColumns.
 #[target_feature(enable = "neon,aes")]
 #[inline]
+#[cfg(not(miri))]
 fn inverse_mix(key: uint8x16_t) -> uint8x16_t {
     vaesimcq_u8(key)
 }
 
+/// The same five operations in software, for Miri: RustCrypto's `cipher_round` is x86's
+/// AESENC and `equiv_inv_cipher_round` its AESDEC; a last round is a round with a zero key
+/// whose MixColumns (or InvMixColumns) is undone, then the key. They keep the instructions'
+/// `#[target_feature]`, so that Miri checks the callers hold the token.
+#[cfg(miri)]
+mod software {
+    use aes::hazmat;
+    use core::arch::aarch64::uint8x16_t;
+
+    use crate::cpu::{load_block, store_block};
+
+    fn apply(state: uint8x16_t, f: impl Fn(&mut aes::Block)) -> uint8x16_t {
+        let mut block = aes::Block::from(store_block(state));
+        f(&mut block);
+        load_block(&block.into())
+    }
+
+    fn xor(a: uint8x16_t, key: uint8x16_t) -> uint8x16_t {
+        let (a, key) = (store_block(a), store_block(key));
+        load_block(&core::array::from_fn(|i| a[i] ^ key[i]))
+    }
+
+    #[target_feature(enable = "neon,aes")]
+    pub(super) fn round(state: uint8x16_t, key: uint8x16_t) -> uint8x16_t {
+        xor(
+            apply(state, |b| hazmat::cipher_round(b, &Default::default())),
+            key,
+        )
+    }
+
+    #[target_feature(enable = "neon,aes")]
+    pub(super) fn last_round(state: uint8x16_t, key: uint8x16_t) -> uint8x16_t {
+        let state = apply(state, |b| {
+            hazmat::cipher_round(b, &Default::default());
+            hazmat::inv_mix_columns(b);
+        });
+        xor(state, key)
+    }
+
+    #[target_feature(enable = "neon,aes")]
+    pub(super) fn inverse_round(state: uint8x16_t, key: uint8x16_t) -> uint8x16_t {
+        xor(
+            apply(state, |b| {
+                hazmat::equiv_inv_cipher_round(b, &Default::default())
+            }),
+            key,
+        )
+    }
+
+    #[target_feature(enable = "neon,aes")]
+    pub(super) fn inverse_last_round(state: uint8x16_t, key: uint8x16_t) -> uint8x16_t {
+        let state = apply(state, |b| {
+            hazmat::equiv_inv_cipher_round(b, &Default::default());
+            hazmat::mix_columns(b);
+        });
+        xor(state, key)
+    }
+
+    #[target_feature(enable = "neon,aes")]
+    pub(super) fn inverse_mix(key: uint8x16_t) -> uint8x16_t {
+        apply(key, hazmat::inv_mix_columns)
+    }
+}
+#[cfg(miri)]
+use software::{inverse_last_round, inverse_mix, inverse_round, last_round, round};
+
 /// The 64x64-bit carry-less product of `x` and `y` (PMULL).
 #[target_feature(enable = "neon,aes")]
 #[inline]
+#[cfg(not(miri))]
 fn carryless(x: u64, y: u64) -> uint8x16_t {
     vreinterpretq_u8_p128(vmull_p64(x, y))
 }
 
+/// The product of the high halves of `a` and `b` (PMULL2): written as such, so that LLVM
+/// does not move the halves into low lanes first (a DUP or a replicating load per product,
+/// on the SIMD pipes the AES rounds need).
+#[target_feature(enable = "neon,aes")]
+#[inline]
+#[cfg(not(miri))]
+fn carryless_high(a: uint8x16_t, b: uint8x16_t) -> uint8x16_t {
+    vreinterpretq_u8_p128(vmull_high_p64(
+        vreinterpretq_p64_u8(a),
+        vreinterpretq_p64_u8(b),
+    ))
+}
+
+/// The same product under Miri: the portable backend's.
+#[target_feature(enable = "neon,aes")]
+#[cfg(miri)]
+fn carryless_high(a: uint8x16_t, b: uint8x16_t) -> uint8x16_t {
+    let (a, b) = (u64s(a), u64s(b));
+    carryless(vgetq_lane_u64::<1>(a), vgetq_lane_u64::<1>(b))
+}
+
+/// The same product under Miri, whose toolchain here does not run PMULL: the portable
+/// backend's constant-time product.
+#[target_feature(enable = "neon,aes")]
+#[cfg(miri)]
+fn carryless(x: u64, y: u64) -> uint8x16_t {
+    crate::cpu::block_from(crate::field::portable::clmul64(x, y))
+}
+
 const _: () = assert!(<Armv8 as Tier>::BATCH_GROUP_BLOCKS <= super::MAX_BATCH_GROUP_BLOCKS);
 
-impl Tier for Armv8 {
+impl<const EOR3: bool> Tier for Neon<EOR3> {
     type Reg = uint8x16_t;
     type Bytes = [u8; 16];
     const BLOCKS: usize = 1;
@@ -83,16 +193,22 @@ impl Tier for Armv8 {
     const GCM_NARROW_BLOCKS: usize = 0;
     const SIV_SHORT_CHUNKS: usize = 3;
     const BATCH_GROUP_BLOCKS: usize = 24;
+    const UNROLL_ROUNDS: bool = true;
 
     #[inline(always)]
     fn narrow(self) -> Armv8 {
-        self
+        // Every core with EOR3 has the AES instructions: the token without EOR3 holds.
+        Neon(())
     }
 
     #[cfg(feature = "alloc")]
     #[inline(always)]
     fn token(self) -> TierToken {
-        TierToken::Armv8(self)
+        // `self` proves the features of `Neon<EOR3>`, so the token of the same type holds.
+        match EOR3 {
+            false => TierToken::Armv8(Neon(())),
+            true => TierToken::Armv8Sha3(Neon(())),
+        }
     }
 
     #[inline(always)]
@@ -229,52 +345,48 @@ impl Tier for Armv8 {
 
     #[inline(always)]
     fn aesenc(self, state: uint8x16_t, key: uint8x16_t) -> uint8x16_t {
-        // SAFETY: the Armv8 token proves the AES instructions.
+        // SAFETY: the token proves the AES instructions.
         unsafe { round(state, key) }
     }
 
     #[inline(always)]
     fn aesenclast(self, state: uint8x16_t, key: uint8x16_t) -> uint8x16_t {
-        // SAFETY: the Armv8 token proves the AES instructions.
+        // SAFETY: the token proves the AES instructions.
         unsafe { last_round(state, key) }
     }
 
     #[inline(always)]
     fn aesdec(self, state: uint8x16_t, key: uint8x16_t) -> uint8x16_t {
-        // SAFETY: the Armv8 token proves the AES instructions.
+        // SAFETY: the token proves the AES instructions.
         unsafe { inverse_round(state, key) }
     }
 
     #[inline(always)]
     fn aesdeclast(self, state: uint8x16_t, key: uint8x16_t) -> uint8x16_t {
-        // SAFETY: the Armv8 token proves the AES instructions.
+        // SAFETY: the token proves the AES instructions.
         unsafe { inverse_last_round(state, key) }
     }
 
     #[inline(always)]
     fn inv_mix_columns(self, key: uint8x16_t) -> uint8x16_t {
-        // SAFETY: the Armv8 token proves the AES instructions.
+        // SAFETY: the token proves the AES instructions.
         unsafe { inverse_mix(key) }
     }
 
+    /// Nothing: an empty `asm!` holding each register after a round, as on x86, would also
+    /// keep LLVM from folding the round key's XOR into the next AESE (28 instead of 17
+    /// instructions per counter-mode round), and with 32 NEON registers the scheduler keeps
+    /// the eight states of a stride interleaved by itself.
     #[inline(always)]
-    fn pin(self, reg: &mut uint8x16_t) {
-        #[cfg(miri)]
-        let _ = reg;
-        // SAFETY: the block is empty: it reads and writes only the register it is given.
-        #[cfg(not(miri))]
-        unsafe {
-            core::arch::asm!(
-                "/* {0:v} */",
-                inout(vreg) * reg,
-                options(nomem, nostack, preserves_flags)
-            );
-        }
-    }
+    fn pin(self, _: &mut uint8x16_t) {}
 
     #[inline(always)]
     fn clmul<const SELECT: i32>(self, a: uint8x16_t, b: uint8x16_t) -> uint8x16_t {
         // `SELECT` bit 0 picks the half of `a`, bit 4 that of `b` (PCLMULQDQ's immediate).
+        if SELECT == 0x11 {
+            // SAFETY: the token proves PMULL2.
+            return unsafe { carryless_high(a, b) };
+        }
         let (a, b) = (u64s(a), u64s(b));
         // SAFETY: NEON is part of the AArch64 baseline.
         let (x, y) = unsafe {
@@ -291,7 +403,7 @@ impl Tier for Armv8 {
                 },
             )
         };
-        // SAFETY: the Armv8 token proves PMULL.
+        // SAFETY: the token proves PMULL.
         unsafe { carryless(x, y) }
     }
 }
@@ -336,10 +448,22 @@ macro_rules! per_tier {
             ) $($ret)* {
                 $kernel::<$crate::cpu::aarch64::Armv8, $($params)*>(width, $($arg),*)
             }
+            #[inline(never)]
+            #[target_feature(enable = "neon,aes,sha3")]
+            fn armv8_sha3 <$($generics)*> (
+                width: $crate::cpu::aarch64::Armv8Sha3,
+                $($arg: $arg_ty),*
+            ) $($ret)* {
+                $kernel::<$crate::cpu::aarch64::Armv8Sha3, $($params)*>(width, $($arg),*)
+            }
             match tier {
                 // SAFETY: the token proves the CPU has the features `armv8` enables.
                 $crate::cpu::TierToken::Armv8(width) => unsafe {
                     armv8::<$($params)*>(width, $($arg),*)
+                },
+                // SAFETY: the token proves the CPU has the features `armv8_sha3` enables.
+                $crate::cpu::TierToken::Armv8Sha3(width) => unsafe {
+                    armv8_sha3::<$($params)*>(width, $($arg),*)
                 },
             }
         }

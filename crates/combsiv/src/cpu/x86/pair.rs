@@ -33,6 +33,7 @@ impl Tier for Pair {
     const GCM_NARROW_BLOCKS: usize = <Aesni as Tier>::POWERS;
     const SIV_SHORT_CHUNKS: usize = 3;
     const BATCH_GROUP_BLOCKS: usize = 64;
+    const UNROLL_ROUNDS: bool = false;
 
     fn narrow(self) -> Aesni {
         self.0

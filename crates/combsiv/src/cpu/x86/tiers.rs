@@ -39,6 +39,7 @@ impl Tier for Aesni {
     const SIV_SHORT_CHUNKS: usize = SIV_SHORT_CHUNKS;
     /// About 370 bytes of text without AAD: longer messages measured faster pipelined.
     const BATCH_GROUP_BLOCKS: usize = 24;
+    const UNROLL_ROUNDS: bool = false;
 
     #[inline(always)]
     fn narrow(self) -> Aesni {
@@ -224,6 +225,7 @@ impl Tier for Vaes {
     const SIV_SHORT_CHUNKS: usize = SIV_SHORT_CHUNKS;
     /// About 1000 bytes of text without AAD.
     const BATCH_GROUP_BLOCKS: usize = 64;
+    const UNROLL_ROUNDS: bool = false;
 
     #[inline(always)]
     fn narrow(self) -> Aesni {
