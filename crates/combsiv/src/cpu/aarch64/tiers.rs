@@ -104,10 +104,8 @@ mod software {
 
     #[target_feature(enable = "neon,aes")]
     pub(super) fn round(state: uint8x16_t, key: uint8x16_t) -> uint8x16_t {
-        xor(
-            apply(state, |b| hazmat::cipher_round(b, &Default::default())),
-            key,
-        )
+        let key = aes::Block::from(store_block(key));
+        apply(state, |b| hazmat::cipher_round(b, &key))
     }
 
     #[target_feature(enable = "neon,aes")]
@@ -121,12 +119,8 @@ mod software {
 
     #[target_feature(enable = "neon,aes")]
     pub(super) fn inverse_round(state: uint8x16_t, key: uint8x16_t) -> uint8x16_t {
-        xor(
-            apply(state, |b| {
-                hazmat::equiv_inv_cipher_round(b, &Default::default())
-            }),
-            key,
-        )
+        let key = aes::Block::from(store_block(key));
+        apply(state, |b| hazmat::equiv_inv_cipher_round(b, &key))
     }
 
     #[target_feature(enable = "neon,aes")]
