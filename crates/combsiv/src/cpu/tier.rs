@@ -124,11 +124,12 @@ pub(crate) trait Tier: Copy {
     /// InvMixColumns of each block: turns an encryption round key into the equivalent
     /// inverse cipher's.
     fn inv_mix_columns(self, key: Self::Reg) -> Self::Reg;
-    /// Passes `reg` through an empty `asm!` block: a scheduling barrier that emits nothing.
-    /// The compiler must assume the block has side effects (it is not `pure`), so it keeps
-    /// all such blocks in program order, and whatever reads `reg` afterwards follows the
-    /// block. [`round_boundary`](crate::aes::kernels::round_boundary) pins every state after
-    /// each AES round. Miri, which runs no assembly, skips it: it changes no value.
+    /// A scheduling barrier that emits nothing. On x86, `reg` passes through an empty `asm!`
+    /// block: the compiler must assume the block has side effects (it is not `pure`), so it
+    /// keeps all such blocks in program order, and whatever reads `reg` afterwards follows
+    /// the block. [`round_boundary`](crate::aes::kernels::round_boundary) pins every state
+    /// after each AES round. On AArch64 it is nothing (see that tier's impl). Miri, which runs
+    /// no assembly, skips it: it changes no value.
     fn pin(self, reg: &mut Self::Reg);
     /// The 64x64-bit carry-less product of one half of each block of `a` and one of `b`'s:
     /// `SELECT` bit 0 picks the half of `a`, bit 4 that of `b` (PCLMULQDQ's immediate).
