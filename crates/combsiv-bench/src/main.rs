@@ -27,7 +27,7 @@ struct Options {
     comb_json: Option<String>,
 }
 
-const USAGE: &str = "usage: combsiv-bench [--quick] [--only aead|comb] [--backend portable|aesni|vaes] [--json PATH] [--comb-json PATH]";
+const USAGE: &str = "usage: combsiv-bench [--quick] [--only aead|comb] [--backend portable|aesni|vaes|avx512|armv8] [--json PATH] [--comb-json PATH]";
 
 fn parse_options() -> Result<Options, String> {
     let mut options = Options {
@@ -44,7 +44,7 @@ fn parse_options() -> Result<Options, String> {
             "--backend" => {
                 let name = args
                     .next()
-                    .ok_or("--backend needs a name: portable, aesni or vaes")?;
+                    .ok_or("--backend needs a name: portable, aesni, vaes, avx512 or armv8")?;
                 let backend =
                     Backend::from_name(&name).ok_or(format!("unknown backend {name:?}"))?;
                 if !backend.is_available() {

@@ -18,13 +18,13 @@ mod json;
 
 /// Under Miri, which runs the portable backend's safe code about a thousand times slower than
 /// natively, a backend checks every this-many-th vector: the portable backend every eighth,
-/// AES-NI every other one, VAES all, the test-only tier of two blocks per register (whose
+/// AES-NI every other one, VAES and AVX-512 all, the test-only tier of two blocks per register (whose
 /// width-2 code VAES also runs) every fourth.
 pub(crate) fn miri_sample(backend: crate::Backend) -> usize {
     match backend {
         crate::Backend::Portable => 8,
         crate::Backend::Aesni => 2,
-        crate::Backend::Vaes | crate::Backend::Armv8 => 1,
+        crate::Backend::Vaes | crate::Backend::Avx512 | crate::Backend::Armv8 => 1,
         crate::Backend::Pair => 4,
     }
 }

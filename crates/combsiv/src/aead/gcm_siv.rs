@@ -26,6 +26,8 @@ use super::{
 use crate::Error;
 use crate::aes::{BlockCipher, KeyBytes};
 use crate::cpu::Isa;
+#[cfg(vector_tiers)]
+use crate::cpu::Kernel;
 use crate::field::{Polyval, PolyvalKey};
 use crate::layout::{Layout, SivLayout};
 
@@ -130,7 +132,8 @@ impl<K: KeySize> AesGcmSiv<K> {
             #[cfg(vector_tiers)]
             BlockCipher::Vector(key_generating_key, tier) => {
                 let message = SivMessage::new(key_generating_key, nonce, aad);
-                Ok(super::kernels::gcm_siv_seal(*tier, &message, buf))
+                let tier = tier.for_message(Kernel::SivSeal, buf.len());
+                Ok(super::kernels::gcm_siv_seal(tier, &message, buf))
             }
             BlockCipher::Portable(_) => {
                 let keys = self.derive_record_keys(nonce);
@@ -158,7 +161,8 @@ impl<K: KeySize> AesGcmSiv<K> {
                 #[cfg(vector_tiers)]
                 BlockCipher::Vector(key_generating_key, tier) => {
                     let message = SivMessage::new(key_generating_key, nonce, aad);
-                    super::kernels::gcm_siv_open(*tier, &message, buf, tag)
+                    let tier = tier.for_message(Kernel::SivOpen, buf.len());
+                    super::kernels::gcm_siv_open(tier, &message, buf, tag)
                 }
                 // Section 5: decrypt with the counter taken from the received tag, then
                 // recompute the tag over the resulting plaintext.

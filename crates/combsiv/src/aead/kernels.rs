@@ -42,7 +42,8 @@ use crate::aes::kernels::{
     xor_stride, xor_tail,
 };
 use crate::cpu::{
-    Block, Narrow, STRIDE, Tier, block_from, load_block, load_last_partial, per_tier, store_block,
+    Block, MAX_BLOCKS, Narrow, STRIDE, Tier, block_from, load_block, load_last_partial, per_tier,
+    store_block,
 };
 use crate::field::kernels::{
     PowerTable, Sums, absorb_each, absorb_padded, absorb_stride, accumulate, dot, fill_powers,
@@ -743,9 +744,9 @@ pub(crate) fn ctr_and_hash_rounds<
     }
 }
 
-/// Blocks [`hash_then_xor_tail`] holds: less than a stride of the widest tier, the block
-/// `last`, and the padding of its register.
-const TAIL_BLOCKS: usize = 2 * STRIDE + 2;
+/// Blocks [`hash_then_xor_tail`] holds: up to a stride of the widest tier, the block `last`,
+/// and the padding of its register.
+const TAIL_BLOCKS: usize = (STRIDE + 1) * MAX_BLOCKS;
 
 /// Hashes `data`'s input side from `start` (less than a stride), zero-padded, then `last`,
 /// and XORs it with the keystream into the output side, both from one fetch of its blocks
@@ -761,7 +762,7 @@ fn hash_then_xor_tail<W: Tier, L: Layout, const ROUNDS: usize>(
     start: usize,
     last: Block,
 ) -> Block {
-    const { assert!(stride_bytes::<W>() / 16 + 2 <= TAIL_BLOCKS) };
+    const { assert!(stride_bytes::<W>() / 16 + W::BLOCKS <= TAIL_BLOCKS) };
     let narrow = width.narrow();
     let (whole, partial) = data.get_in()[start..].as_chunks::<16>();
     let mut blocks = [narrow.zero(); TAIL_BLOCKS];

@@ -1,6 +1,7 @@
 //! Lane kernels on the vector tiers, written once over [`Tier`] and instantiated per tier by
 //! [`per_tier!`]: one lane per block of a register (AES-NI: one per XMM register; VAES: two
-//! per YMM register, each 128-bit half with its own state and round keys).
+//! per YMM register, AVX-512: four per ZMM register, each 128-bit block with its own state and
+//! round keys).
 //!
 //! Design: a chained mode's block i+1 needs block i's AES output, so one lane issues an AESENC
 //! every 4 cycles (its latency). Interleaving the rounds of independent lanes keeps the AES
@@ -142,9 +143,9 @@ struct States<W: Tier> {
 /// l_n, blocks 0..l_n run on every lane, then l_n..l_(n-1) on the first n - 1, and so on
 /// (Bogdanov, Lauridsen, Tischhauser, Algorithms 1 and 2). Each window runs the loop
 /// instantiated for its number of registers, so a window of few lanes costs few
-/// instructions; when a lane ends its state is saved, and on VAES a register whose second
-/// lane has ended runs its first lane in both halves (the duplicate computes the same values
-/// and stores them to the same place).
+/// instructions; when a lane ends its state is saved, and on the wide tiers a register some of
+/// whose lanes have ended runs its last lane still running in their blocks (the duplicates
+/// compute the same values and store them to the same place).
 #[inline(always)]
 fn group_kernel<W: Tier, const MODE: u8, const SHARED_KEY: bool>(width: W, job: Group<'_, '_>) {
     let Group {
@@ -261,15 +262,17 @@ fn group_kernel<W: Tier, const MODE: u8, const SHARED_KEY: bool>(width: W, job: 
             }
             active -= 1;
         }
-        // A register whose second lane left, and whose first did not, runs the first in both
-        // halves from here on (the first is block 0: only VAES has a second).
+        // A register some of whose lanes left, and not all, runs its last lane still running
+        // in the blocks of those that left from here on (as `lane` maps them).
         if active > 0 && active % W::BLOCKS != 0 {
             let r = active / W::BLOCKS;
             if !SHARED_KEY {
                 pack_keys(&mut keys, active, r);
             }
-            regs.x[r] = width.broadcast(width.block(regs.x[r], 0));
-            regs.counter[r] = width.broadcast(width.block(regs.counter[r], 0));
+            let last = active % W::BLOCKS - 1;
+            let refill = |reg: W::Reg| width.gather(|i| width.block(reg, i.min(last)));
+            regs.x[r] = refill(regs.x[r]);
+            regs.counter[r] = refill(regs.counter[r]);
         }
     }
     regs.x.zeroize();

@@ -109,6 +109,12 @@ impl TierToken {
         }
     }
 
+    /// The tier that runs one message through a kernel: on AArch64 always this one.
+    #[inline(always)]
+    pub(crate) fn for_message(self, _: crate::cpu::Kernel, _: usize) -> TierToken {
+        self
+    }
+
     /// Comb lanes one lane-kernel call runs on this tier.
     #[cfg(feature = "alloc")]
     pub(crate) fn comb_lanes(self) -> usize {

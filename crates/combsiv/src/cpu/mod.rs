@@ -1,7 +1,7 @@
 //! Which instruction sets this CPU has, decided once.
 //!
 //! Detection runs on first use and is cached. What it finds is handed out as zero-sized
-//! tokens (x86's `Aesni` and `Vaes`, AArch64's `Armv8` and `Armv8Sha3`): a kernel whose
+//! tokens (x86's `Aesni`, `Vaes` and `Avx512`, AArch64's `Armv8` and `Armv8Sha3`): a kernel whose
 //! `#[target_feature]` list is exactly a token's feature set takes the token as an argument,
 //! so holding one is the proof that the kernel's instructions exist. The [`Backend`] of a key
 //! is chosen when the key is created, never per block.
@@ -45,6 +45,7 @@ use crate::Error;
 /// | `Portable` | none beyond the base ISA (RustCrypto `aes` for AES, our constant-time POLYVAL) | 64-bit |
 /// | `Aesni`    | AES-NI, PCLMULQDQ, SSSE3, SSE4.1               | 128-bit   |
 /// | `Vaes`     | the above plus AVX, AVX2, VAES, VPCLMULQDQ (no AVX-512 needed) | 256-bit |
+/// | `Avx512`   | the above plus AVX512F, AVX512BW, AVX512VL                      | 512-bit |
 /// | `Armv8`    | AArch64 with the ARMv8 crypto extensions (AES, PMULL); EOR3 where the SHA3 extension is present | 128-bit |
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -59,6 +60,11 @@ pub enum Backend {
     /// Graviton, Ampere, Apple M-series, Neoverse), and the SHA3 extension's three-way XOR
     /// (EOR3) where the CPU has it (Neoverse V1/V2, Apple M-series).
     Armv8,
+    /// x86-64 with VAES and VPCLMULQDQ on 512-bit registers (AVX-512: Zen 4+, Sapphire
+    /// Rapids+, Ice Lake and Tiger Lake). [`Backend::detected`] passes over it on the Ice
+    /// Lake and Tiger Lake cores, which lower their clock while 512-bit registers are busy,
+    /// and picks `Vaes` there.
+    Avx512,
     /// The library's own tests only: a tier of two blocks per register on AES-NI.
     #[cfg(test)]
     Pair,
@@ -67,26 +73,29 @@ pub enum Backend {
 impl Backend {
     /// Every backend, slowest first.
     #[cfg(not(test))]
-    pub const ALL: [Backend; 4] = [
+    pub const ALL: [Backend; 5] = [
         Backend::Portable,
         Backend::Armv8,
         Backend::Aesni,
         Backend::Vaes,
+        Backend::Avx512,
     ];
     /// Every backend, slowest first (and the test-only tier).
     #[cfg(test)]
-    pub const ALL: [Backend; 5] = [
+    pub const ALL: [Backend; 6] = [
         Backend::Portable,
         Backend::Armv8,
         Backend::Pair,
         Backend::Aesni,
         Backend::Vaes,
+        Backend::Avx512,
     ];
 
-    /// The backend new keys use: the fastest this CPU runs.
+    /// The backend new keys use: the fastest this CPU runs (`Vaes` rather than `Avx512` on
+    /// the CPUs whose clock drops while 512-bit registers are busy).
     ///
     /// With the `std` feature, the environment variable `COMBSIV_BACKEND`
-    /// (`portable`, `aesni`, `vaes` or `armv8`) pins it instead, if that backend is available;
+    /// (`portable`, `aesni`, `vaes`, `avx512` or `armv8`) pins it instead, if that backend is available;
     /// an unknown or unavailable name is ignored. The answer is computed once.
     pub fn detected() -> Backend {
         static CHOSEN: AtomicU8 = AtomicU8::new(UNKNOWN);
@@ -122,6 +131,7 @@ impl Backend {
             Backend::Portable => "portable",
             Backend::Aesni => "aesni",
             Backend::Vaes => "vaes",
+            Backend::Avx512 => "avx512",
             Backend::Armv8 => "armv8",
             #[cfg(test)]
             Backend::Pair => "pair",
@@ -139,6 +149,7 @@ impl Backend {
         Backend::ALL
             .into_iter()
             .rev()
+            .filter(|&b| !(b == Backend::Avx512 && zmm_downclocks()))
             .find(|b| b.is_available())
             .unwrap_or(Backend::Portable)
     }
@@ -149,8 +160,9 @@ impl Backend {
             1 => Backend::Aesni,
             2 => Backend::Vaes,
             3 => Backend::Armv8,
+            4 => Backend::Avx512,
             #[cfg(test)]
-            4 => Backend::Pair,
+            5 => Backend::Pair,
             _ => unreachable!("only a Backend's own value is stored"),
         }
     }
@@ -164,6 +176,18 @@ impl core::fmt::Display for Backend {
 
 const UNKNOWN: u8 = u8::MAX;
 
+/// Whether this CPU lowers its clock while 512-bit registers are busy.
+fn zmm_downclocks() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        x86::prefers_ymm()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
 #[cfg(feature = "std")]
 fn override_from_env() -> Option<Backend> {
     std::env::var("COMBSIV_BACKEND")
@@ -175,6 +199,17 @@ fn override_from_env() -> Option<Backend> {
 #[cfg(not(feature = "std"))]
 fn override_from_env() -> Option<Backend> {
     None
+}
+
+/// A fused single-message kernel, for [`TierToken::for_message`]: the widest tier is not the
+/// fastest for every kernel at every length.
+#[cfg(vector_tiers)]
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Kernel {
+    SivSeal,
+    SivOpen,
+    GcmSeal,
+    GcmOpen,
 }
 
 /// The instruction set a key's kernels run on, with the token that proves it: the portable

@@ -5,7 +5,9 @@
 //! bit 10 VPCLMULQDQ); Vol. 1 13.3: the OS must have enabled XMM and YMM state in XCR0
 //! (bits 1 and 2) before any VEX-encoded instruction may run. 256-bit VAES needs only YMM
 //! state, not the AVX-512 state (XCR0 bits 5-7): Zen 3 and Alder Lake have VAES without
-//! AVX-512, and requiring it would deny them the fast path.
+//! AVX-512, and requiring it would deny them the fast path. The ZMM tier needs leaf 07H EBX
+//! bits 16 (AVX512F), 30 (AVX512BW) and 31 (AVX512VL), and the opmask and ZMM state enabled
+//! in XCR0 (bits 5, 6 and 7).
 
 #![allow(
     unsafe_code,
@@ -28,7 +30,7 @@ pub(crate) type Narrow = Aesni;
 /// latency x throughput of every AES unit we target (Zen 3: latency 4 x 2 per cycle).
 pub(crate) const STRIDE: usize = 8;
 /// Blocks per register of the widest x86 tier, for arrays sized for every tier.
-pub(crate) const MAX_BLOCKS: usize = 2;
+pub(crate) const MAX_BLOCKS: usize = 4;
 /// Registers of messages per group of `seal_batch`/`open_batch`, every x86 tier: four
 /// independent chains cover the latency of each step (AESENC: 4 cycles, issued twice per
 /// cycle on Zen; a multiply-and-reduce: about 15 cycles for about 4 cycles of issue), and 8
@@ -43,11 +45,14 @@ pub(crate) const MAX_BATCH_GROUP_BLOCKS: usize = 64;
 use core::arch::x86_64::{__cpuid, __cpuid_count, _xgetbv};
 use core::sync::atomic::{AtomicU8, Ordering};
 
-use crate::cpu::{Backend, Tier};
+use crate::cpu::{Backend, Kernel, Tier};
 
 const DETECTED: u8 = 1;
 const HAS_AESNI: u8 = 2;
 const HAS_VAES: u8 = 4;
+const HAS_AVX512: u8 = 8;
+/// The CPU is one of those that lower their clock while ZMM registers are in use.
+const PREFERS_YMM: u8 = 16;
 
 fn features() -> u8 {
     static CACHE: AtomicU8 = AtomicU8::new(0);
@@ -81,9 +86,15 @@ fn detect() -> u8 {
         target_feature = "vaes",
         target_feature = "vpclmulqdq"
     ));
-    match (aesni, vaes) {
-        (true, true) => HAS_AESNI | HAS_VAES,
-        (true, false) => HAS_AESNI,
+    let avx512 = cfg!(all(
+        target_feature = "avx512f",
+        target_feature = "avx512bw",
+        target_feature = "avx512vl"
+    ));
+    match (aesni, vaes, avx512) {
+        (true, true, true) => HAS_AESNI | HAS_VAES | HAS_AVX512,
+        (true, true, false) => HAS_AESNI | HAS_VAES,
+        (true, false, _) => HAS_AESNI,
         _ => 0,
     }
 }
@@ -95,25 +106,49 @@ fn detect() -> u8 {
     let aesni = bit(leaf1.ecx, 1) && bit(leaf1.ecx, 9) && bit(leaf1.ecx, 19) && bit(leaf1.ecx, 25);
     let osxsave = bit(leaf1.ecx, 27);
     let avx = bit(leaf1.ecx, 28);
-    let ymm_state_enabled = osxsave && {
-        // SAFETY: OSXSAVE says the OS set CR4.OSXSAVE, which makes XGETBV executable.
-        let xcr0 = unsafe { read_xcr0() };
-        xcr0 & 0b110 == 0b110
-    };
-    let (avx2, vaes, vpclmulqdq) = if max_leaf >= 7 {
+    // SAFETY: OSXSAVE says the OS set CR4.OSXSAVE, which makes XGETBV executable.
+    let xcr0 = if osxsave { unsafe { read_xcr0() } } else { 0 };
+    let ymm_state_enabled = xcr0 & 0b110 == 0b110;
+    let zmm_state_enabled = xcr0 & 0b1110_0110 == 0b1110_0110;
+    let (avx2, vaes, vpclmulqdq, avx512) = if max_leaf >= 7 {
         let leaf7 = __cpuid_count(7, 0);
-        (bit(leaf7.ebx, 5), bit(leaf7.ecx, 9), bit(leaf7.ecx, 10))
+        let avx512 = bit(leaf7.ebx, 16) && bit(leaf7.ebx, 30) && bit(leaf7.ebx, 31);
+        (
+            bit(leaf7.ebx, 5),
+            bit(leaf7.ecx, 9),
+            bit(leaf7.ecx, 10),
+            avx512,
+        )
     } else {
-        (false, false, false)
+        (false, false, false, false)
     };
     let mut found = 0;
     if aesni {
         found |= HAS_AESNI;
         if avx && ymm_state_enabled && avx2 && vaes && vpclmulqdq {
             found |= HAS_VAES;
+            if avx512 && zmm_state_enabled {
+                found |= HAS_AVX512;
+            }
         }
     }
+    if zmm_downclocks(leaf1.eax) {
+        found |= PREFERS_YMM;
+    }
     found
+}
+
+/// Intel cores that lower their clock for as long as ZMM registers are busy, by enough that
+/// 512-bit code slows down everything else on the core: Skylake-SP and Cascade Lake (family 6,
+/// model 0x55), Ice Lake server (0x6A, 0x6C), client (0x7D, 0x7E) and NNPI (0x9D), Tiger
+/// Lake (0x8C, 0x8D). Linux and BoringSSL keep 256-bit code on the same list; Rocket Lake,
+/// Sapphire Rapids and later Intel cores and AMD's Zen 4 and Zen 5 are not on it. The vendor
+/// is not checked: no other vendor's family 6 has these models and AVX-512.
+#[cfg(not(miri))]
+fn zmm_downclocks(leaf1_eax: u32) -> bool {
+    let family = leaf1_eax >> 8 & 0xF;
+    let model = (leaf1_eax >> 12 & 0xF0) | (leaf1_eax >> 4 & 0xF);
+    family == 6 && matches!(model, 0x55 | 0x6A | 0x6C | 0x7D | 0x7E | 0x9D | 0x8C | 0x8D)
 }
 
 #[cfg(not(miri))]
@@ -150,6 +185,50 @@ impl Vaes {
     }
 }
 
+/// Proof that the CPU has everything [`Vaes`] proves plus AVX512F, AVX512BW and AVX512VL
+/// with the opmask and ZMM state enabled by the OS.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Avx512(());
+
+impl Avx512 {
+    pub(crate) fn get() -> Option<Avx512> {
+        (features() & HAS_AVX512 != 0).then_some(Avx512(()))
+    }
+
+    /// The 128-bit subset, which the feature set includes.
+    pub(crate) fn aesni(self) -> Aesni {
+        Aesni(())
+    }
+
+    /// The 256-bit subset, which the feature set includes.
+    pub(crate) fn vaes(self) -> Vaes {
+        Vaes(())
+    }
+}
+
+/// The shortest message, in bytes, that [`Avx512`] keys run on their own tier through each
+/// kernel; shorter ones run the [`Vaes`] instance. A stride of 8 ZMM registers is 512 bytes,
+/// so short and mid-sized messages fill few strides and pay the wider tier's fixed costs
+/// (32 hash powers per GCM-SIV message where YMM needs 16, folds across four blocks, the
+/// stitched loops' first and last strides without a partner). Measured on Zen 5 (AES-128,
+/// median TSC cycles, ZMM / YMM): GCM-SIV seal 1.17 at 512 bytes, 0.99 at 1024, 0.90 at 1536;
+/// open 1.29 at 512, 1.14 at 1024, 1.02 at 1536, 0.96 at 2048; GCM seal 1.24 at 256, 1.09 at
+/// 768, 0.86 at 1024; GCM open 0.92 at 256 and below 1 from there on.
+const fn zmm_from(kernel: Kernel) -> usize {
+    match kernel {
+        Kernel::SivSeal => 1536,
+        Kernel::SivOpen => 2048,
+        Kernel::GcmSeal => 1024,
+        Kernel::GcmOpen => 0,
+    }
+}
+
+/// Whether [`Backend::detected`] passes over the ZMM tier on this CPU, which has it but
+/// lowers its clock while ZMM registers are busy (see `zmm_downclocks`).
+pub(crate) fn prefers_ymm() -> bool {
+    features() & PREFERS_YMM != 0
+}
+
 /// The x86 tier a key runs on, with the token that proves it.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum TierToken {
@@ -157,6 +236,8 @@ pub(crate) enum TierToken {
     Aesni(Aesni),
     /// 256-bit registers, two blocks each.
     Vaes(Vaes),
+    /// 512-bit registers, four blocks each.
+    Avx512(Avx512),
     /// The test-only tier: two blocks per register on AES-NI (`pair.rs`).
     #[cfg(test)]
     Pair(pair::Pair),
@@ -168,9 +249,21 @@ impl TierToken {
         match backend {
             Backend::Aesni => Aesni::get().map(TierToken::Aesni),
             Backend::Vaes => Vaes::get().map(TierToken::Vaes),
+            Backend::Avx512 => Avx512::get().map(TierToken::Avx512),
             #[cfg(test)]
             Backend::Pair => pair::Pair::get().map(TierToken::Pair),
             Backend::Portable | Backend::Armv8 => None,
+        }
+    }
+
+    /// The tier that runs one message of `bytes` bytes through `kernel`: this one, except
+    /// that the AVX-512 tier hands messages shorter than [`zmm_from`] to the 256-bit tier,
+    /// which its token includes. GCM's hash key table serves both (its layout is shared).
+    #[inline(always)]
+    pub(crate) fn for_message(self, kernel: Kernel, bytes: usize) -> TierToken {
+        match self {
+            TierToken::Avx512(token) if bytes < zmm_from(kernel) => TierToken::Vaes(token.vaes()),
+            tier => tier,
         }
     }
 
@@ -181,6 +274,7 @@ impl TierToken {
         match self {
             TierToken::Aesni(_) => <Aesni as Tier>::COMB_LANES,
             TierToken::Vaes(_) => <Vaes as Tier>::COMB_LANES,
+            TierToken::Avx512(_) => <Avx512 as Tier>::COMB_LANES,
             #[cfg(test)]
             TierToken::Pair(_) => <pair::Pair as Tier>::COMB_LANES,
         }
@@ -191,6 +285,7 @@ impl TierToken {
         match self {
             TierToken::Aesni(_) => Backend::Aesni,
             TierToken::Vaes(_) => Backend::Vaes,
+            TierToken::Avx512(_) => Backend::Avx512,
             #[cfg(test)]
             TierToken::Pair(_) => Backend::Pair,
         }

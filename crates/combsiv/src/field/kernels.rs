@@ -32,14 +32,17 @@ use crate::layout::Layout;
 
 /// The most powers a table holds: one per block of a stride of the widest tier.
 pub(crate) const MAX_POWERS: usize = STRIDE * MAX_BLOCKS;
+/// Entries of a table: the powers, then zero entries for the last register of a group whose
+/// count is not a multiple of the width.
+const TABLE_ENTRIES: usize = MAX_POWERS + MAX_BLOCKS - 1;
 
 #[derive(Clone)]
 pub(crate) struct PowerTable {
-    /// `H^k` at entry `MAX_POWERS - k` for `k = 1..=count`, then a zero entry.
-    powers: [Block; MAX_POWERS + 1],
+    /// `H^k` at entry `MAX_POWERS - k` for `k = 1..=count`, then zero entries.
+    powers: [Block; TABLE_ENTRIES],
     /// Each entry of `powers` XORed with its halves swapped: the low half is Karatsuba's
     /// `h.lo ^ h.hi`.
-    karatsuba: [Block; MAX_POWERS + 1],
+    karatsuba: [Block; TABLE_ENTRIES],
     count: usize,
 }
 
@@ -116,8 +119,8 @@ impl PowerTable {
     #[inline(always)]
     pub(crate) fn empty(narrow: Narrow) -> PowerTable {
         PowerTable {
-            powers: [narrow.zero(); MAX_POWERS + 1],
-            karatsuba: [narrow.zero(); MAX_POWERS + 1],
+            powers: [narrow.zero(); TABLE_ENTRIES],
+            karatsuba: [narrow.zero(); TABLE_ENTRIES],
             count: 0,
         }
     }
@@ -139,14 +142,25 @@ impl PowerTable {
 pub(crate) fn fill_powers<W: Tier>(width: W, key: &mut PowerTable, h: Block, blocks: usize) {
     let narrow = width.narrow();
     let needed = blocks.clamp(W::BLOCKS, W::POWERS).div_ceil(W::BLOCKS);
-    let first = [square(narrow, h), h];
+    // The doubling starts from H^base..H^1, base = max(BLOCKS, 2), computed one block at a
+    // time: H^2 = H*H, then H^3 = H^2*H and H^4 = H^2*H^2 side by side.
+    let base = const { if W::BLOCKS > 2 { W::BLOCKS } else { 2 } };
+    const { assert!(matches!(W::BLOCKS, 1 | 2 | 4)) };
+    let h2 = square(narrow, h);
+    let mut first = [narrow.zero(); FIRST_POWERS];
+    first[FIRST_POWERS - 2..].copy_from_slice(&[h2, h]);
+    if base == 4 {
+        first[0] = square(narrow, h2);
+        first[1] = karatsuba_dot(narrow, h2, (h, narrow.xor(h, narrow.swap_halves(h))));
+    }
+    let first = &first[FIRST_POWERS - base..];
     let mut registers = [width.zero(); STRIDE];
-    let initial = 2 / W::BLOCKS;
+    let initial = base / W::BLOCKS;
     for (r, register) in registers.iter_mut().enumerate().take(initial) {
-        *register = width.load_blocks(&first, 2 - (r + 1) * W::BLOCKS);
+        *register = width.load_blocks(first, base - (r + 1) * W::BLOCKS);
     }
     let mut count = initial;
-    for level in 1..W::POWERS.ilog2() {
+    for level in base.ilog2()..W::POWERS.ilog2() {
         let m = 1 << level;
         if m / W::BLOCKS >= needed {
             break;
@@ -170,6 +184,10 @@ pub(crate) fn fill_powers<W: Tier>(width: W, key: &mut PowerTable, h: Block, blo
     }
     key.count = count * W::BLOCKS;
 }
+
+/// The most powers [`fill_powers`] computes one block at a time: one register of the widest
+/// tier, and at least 2.
+const FIRST_POWERS: usize = if MAX_BLOCKS > 2 { MAX_BLOCKS } else { 2 };
 
 /// The unreduced 256-bit products `a * b` of each block as (low, middle, high), schoolbook.
 #[inline(always)]
@@ -341,8 +359,8 @@ pub(crate) fn absorb_each<W: Tier, L: Layout>(
 /// reduction). The bytes before `start` are only there for reading the partial last block in
 /// one piece.
 ///
-/// Whole registers are loaded straight from `data`; only the few blocks after them (a lone
-/// whole block at width 2, the partial block, `last`) are assembled, once, so that the number
+/// Whole registers are loaded straight from `data`; only the few blocks after them (the whole
+/// blocks short of a register, the partial block, `last`) are assembled, once, so that the number
 /// of length-dependent branches does not grow with the tail: with random message lengths each
 /// one is a likely misprediction.
 #[inline(always)]
@@ -365,15 +383,22 @@ pub(crate) fn absorb_padded<W: Tier, L: Layout>(
         rest = tail;
     }
     let (registers, lone) = W::registers(rest.as_flattened());
-    // At most three blocks follow the whole registers, so at most two registers (indices
-    // 0..4) are assembled from them.
-    let mut loose = [narrow.zero(); 4];
+    // At most BLOCKS + 1 blocks follow the whole registers (fewer than a register's whole
+    // blocks, the partial one, `last`), so at most two registers are assembled from them.
+    let mut loose = [narrow.zero(); 2 * MAX_BLOCKS];
+    let mut filled = 0;
+    for bytes in lone.as_chunks::<16>().0 {
+        loose[filled] = load_block(bytes);
+        filled += 1;
+    }
     let loose_blocks = [
-        lone.first_chunk::<16>().map(load_block),
         (!partial.is_empty()).then(|| load_last_partial(narrow, data)),
         last,
     ];
-    for (slot, block) in loose.iter_mut().zip(loose_blocks.into_iter().flatten()) {
+    for (slot, block) in loose[filled..]
+        .iter_mut()
+        .zip(loose_blocks.into_iter().flatten())
+    {
         *slot = block;
     }
     let n = rest.len() + usize::from(!partial.is_empty()) + usize::from(last.is_some());

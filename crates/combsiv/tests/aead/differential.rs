@@ -76,11 +76,11 @@ fn boundaries_and_random<S: Subject, Peer: Aead + KeyInit + AeadCore<NonceSize =
     }
 }
 
-/// Every length through two full strides of the fused kernels (8 blocks = 128 bytes) and
-/// beyond, and random long messages across many strides.
+/// Every length through two full strides of the fused kernels on the widest tier (8 ZMM
+/// registers of 4 blocks = 512 bytes) and beyond, and random long messages across many strides.
 fn every_stride_boundary<S: Subject, Peer: Aead + KeyInit + AeadCore<NonceSize = U12>>(seed: u64) {
     let mut rng = Rng::new(seed);
-    for len in 0..=600 {
+    for len in 0..=1100 {
         let aad_len = aad_len_for(&mut rng);
         agree::<S, Peer>(&mut rng, len, aad_len);
     }

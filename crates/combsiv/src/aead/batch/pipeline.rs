@@ -12,7 +12,7 @@ use super::is_short_job;
 use crate::aead::gcm_siv::SivJob;
 use crate::aes::AesKeySize;
 use crate::aes::kernels::{Counter, KeySchedule, RoundKeys, apply_keystream};
-use crate::cpu::{Block, Tier, load_block, per_tier, store_block};
+use crate::cpu::{Block, Kernel, Tier, load_block, per_tier, store_block};
 use crate::field::kernels::{PowerTable, absorb_padded};
 use crate::layout::SivLayout;
 
@@ -185,10 +185,12 @@ pub(super) fn run_one<W: Tier, const OPEN: bool>(
     let mut buf: InOutBuf<'_, '_, u8> = (&mut *job.data).into();
     if OPEN {
         let received = job.tag;
+        let tier = width.token().for_message(Kernel::SivOpen, buf.len());
         let expected =
-            super::super::kernels::gcm_siv_open(width.token(), &message, buf.reborrow(), &received);
+            super::super::kernels::gcm_siv_open(tier, &message, buf.reborrow(), &received);
         job.authentic = open_or_wipe(buf, |_| check_tag(&expected, &received)).is_ok();
     } else {
-        job.tag = super::super::kernels::gcm_siv_seal(width.token(), &message, buf);
+        let tier = width.token().for_message(Kernel::SivSeal, buf.len());
+        job.tag = super::super::kernels::gcm_siv_seal(tier, &message, buf);
     }
 }

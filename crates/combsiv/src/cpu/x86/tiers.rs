@@ -1,9 +1,10 @@
 //! The x86 tiers: [`Aesni`] registers are 128-bit XMM registers holding one AES block each;
-//! [`Vaes`] registers are 256-bit YMM registers holding two. VAES and VPCLMULQDQ apply AESENC
-//! and PCLMULQDQ to each 128-bit half on its own, and the AVX2 shuffles used here (PSHUFB,
-//! PSHUFD, the byte shifts) also act within each half, which is what the [`Tier`] trait asks.
-//! At width 2 one register covers two consecutive blocks, and the register count of a loop
-//! stays the same while its blocks double.
+//! [`Vaes`] registers are 256-bit YMM registers holding two, [`Avx512`] registers 512-bit
+//! ZMM registers holding four. VAES and VPCLMULQDQ apply AESENC and PCLMULQDQ to each 128-bit
+//! lane on its own, and the AVX2 and AVX-512 shuffles used here (PSHUFB, PSHUFD, the byte
+//! shifts) also act within each lane, which is what the [`Tier`] trait asks. One register
+//! covers `BLOCKS` consecutive blocks, and the register count of a loop stays the same while
+//! its blocks grow with the width.
 
 #![allow(
     unsafe_code,
@@ -13,7 +14,7 @@
 use core::arch::x86_64::*;
 
 use super::MAX_BATCH_GROUP_BLOCKS;
-use super::{Aesni, Vaes};
+use super::{Aesni, Avx512, Vaes};
 use crate::cpu::Tier;
 #[cfg(feature = "alloc")]
 use crate::cpu::TierToken;
@@ -29,6 +30,7 @@ const SIV_SHORT_CHUNKS: usize = 3;
 
 const _: () = assert!(<Aesni as Tier>::BATCH_GROUP_BLOCKS <= MAX_BATCH_GROUP_BLOCKS);
 const _: () = assert!(<Vaes as Tier>::BATCH_GROUP_BLOCKS <= MAX_BATCH_GROUP_BLOCKS);
+const _: () = assert!(<Avx512 as Tier>::BATCH_GROUP_BLOCKS <= MAX_BATCH_GROUP_BLOCKS);
 
 impl Tier for Aesni {
     type Reg = __m128i;
@@ -429,6 +431,227 @@ impl Tier for Vaes {
     }
 }
 
+impl Tier for Avx512 {
+    type Reg = __m512i;
+    type Bytes = [u8; 64];
+    const BLOCKS: usize = 4;
+    const HASH_LAG: usize = 1;
+    const GCM_NARROW_BLOCKS: usize = <Aesni as Tier>::POWERS;
+    const SIV_SHORT_CHUNKS: usize = SIV_SHORT_CHUNKS;
+    const BATCH_GROUP_BLOCKS: usize = 64;
+    const UNROLL_ROUNDS: bool = false;
+
+    #[inline(always)]
+    fn narrow(self) -> Aesni {
+        Avx512::aesni(self)
+    }
+
+    #[cfg(feature = "alloc")]
+    #[inline(always)]
+    fn token(self) -> TierToken {
+        TierToken::Avx512(self)
+    }
+
+    #[inline(always)]
+    fn registers(data: &[u8]) -> (&[[u8; 64]], &[u8]) {
+        data.as_chunks()
+    }
+
+    #[inline(always)]
+    fn registers_mut(data: &mut [u8]) -> (&mut [[u8; 64]], &mut [u8]) {
+        data.as_chunks_mut()
+    }
+
+    #[inline(always)]
+    fn load(self, bytes: &[u8; 64]) -> __m512i {
+        // SAFETY: the Avx512 token proves AVX512F; the reference covers 64 readable bytes
+        // and VMOVDQU64 has no alignment requirement.
+        unsafe { _mm512_loadu_si512(bytes.as_ptr().cast()) }
+    }
+
+    #[inline(always)]
+    fn store(self, reg: __m512i) -> [u8; 64] {
+        let mut bytes = [0u8; 64];
+        // SAFETY: the Avx512 token proves AVX512F; `bytes` covers 64 writable bytes and
+        // VMOVDQU64 has no alignment requirement.
+        unsafe { _mm512_storeu_si512(bytes.as_mut_ptr().cast(), reg) };
+        bytes
+    }
+
+    #[inline(always)]
+    fn load_blocks(self, blocks: &[__m128i], first: usize) -> __m512i {
+        let four = &blocks[first..first + 4];
+        // SAFETY: the Avx512 token proves AVX512F; `four` covers 64 readable bytes.
+        unsafe { _mm512_loadu_si512(four.as_ptr().cast()) }
+    }
+
+    #[inline(always)]
+    fn store_blocks(self, reg: __m512i, blocks: &mut [__m128i], first: usize) {
+        let four = &mut blocks[first..first + 4];
+        // SAFETY: the Avx512 token proves AVX512F; `four` covers 64 writable bytes.
+        unsafe { _mm512_storeu_si512(four.as_mut_ptr().cast(), reg) }
+    }
+
+    #[inline(always)]
+    fn gather(self, block: impl Fn(usize) -> __m128i) -> __m512i {
+        // SAFETY: the Avx512 token proves AVX and AVX512F.
+        unsafe {
+            let low = _mm256_set_m128i(block(1), block(0));
+            let high = _mm256_set_m128i(block(3), block(2));
+            _mm512_inserti64x4::<1>(_mm512_castsi256_si512(low), high)
+        }
+    }
+
+    #[inline(always)]
+    fn block(self, reg: __m512i, i: usize) -> __m128i {
+        // SAFETY: the Avx512 token proves AVX512F.
+        unsafe {
+            match i {
+                0 => _mm512_castsi512_si128(reg),
+                1 => _mm512_extracti32x4_epi32::<1>(reg),
+                2 => _mm512_extracti32x4_epi32::<2>(reg),
+                _ => _mm512_extracti32x4_epi32::<3>(reg),
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn sum_blocks(self, reg: __m512i) -> __m128i {
+        // SAFETY: the Avx512 token proves AVX, AVX2 and AVX512F.
+        unsafe {
+            let halves = _mm256_xor_si256(
+                _mm512_castsi512_si256(reg),
+                _mm512_extracti64x4_epi64::<1>(reg),
+            );
+            _mm_xor_si128(
+                _mm256_castsi256_si128(halves),
+                _mm256_extracti128_si256::<1>(halves),
+            )
+        }
+    }
+
+    #[inline(always)]
+    fn broadcast(self, block: __m128i) -> __m512i {
+        // SAFETY: the Avx512 token proves AVX512F.
+        unsafe { _mm512_broadcast_i32x4(block) }
+    }
+
+    #[inline(always)]
+    fn zero(self) -> __m512i {
+        // SAFETY: the Avx512 token proves AVX512F.
+        unsafe { _mm512_setzero_si512() }
+    }
+
+    #[inline(always)]
+    fn xor(self, a: __m512i, b: __m512i) -> __m512i {
+        // SAFETY: the Avx512 token proves AVX512F.
+        unsafe { _mm512_xor_si512(a, b) }
+    }
+
+    #[inline(always)]
+    fn or(self, a: __m512i, b: __m512i) -> __m512i {
+        // SAFETY: the Avx512 token proves AVX512F.
+        unsafe { _mm512_or_si512(a, b) }
+    }
+
+    #[inline(always)]
+    fn and_not(self, a: __m512i, b: __m512i) -> __m512i {
+        // SAFETY: the Avx512 token proves AVX512F.
+        unsafe { _mm512_andnot_si512(a, b) }
+    }
+
+    #[inline(always)]
+    fn add32(self, a: __m512i, b: __m512i) -> __m512i {
+        // SAFETY: the Avx512 token proves AVX512F.
+        unsafe { _mm512_add_epi32(a, b) }
+    }
+
+    #[inline(always)]
+    fn shuffle_bytes(self, a: __m512i, indices: __m512i) -> __m512i {
+        // SAFETY: the Avx512 token proves AVX512BW.
+        unsafe { _mm512_shuffle_epi8(a, indices) }
+    }
+
+    #[inline(always)]
+    fn swap_halves(self, a: __m512i) -> __m512i {
+        // SAFETY: the Avx512 token proves AVX512F.
+        unsafe { _mm512_shuffle_epi32::<0x4E>(a) }
+    }
+
+    #[inline(always)]
+    fn low_half_up(self, a: __m512i) -> __m512i {
+        // SAFETY: the Avx512 token proves AVX512BW.
+        unsafe { _mm512_bslli_epi128::<8>(a) }
+    }
+
+    #[inline(always)]
+    fn high_half_down(self, a: __m512i) -> __m512i {
+        // SAFETY: the Avx512 token proves AVX512BW.
+        unsafe { _mm512_bsrli_epi128::<8>(a) }
+    }
+
+    #[inline(always)]
+    fn low_halves(self, low: __m512i, high: __m512i) -> __m512i {
+        // SAFETY: the Avx512 token proves AVX512F.
+        unsafe { _mm512_unpacklo_epi64(low, high) }
+    }
+
+    #[inline(always)]
+    fn shift_bytes_up<const BYTES: i32>(self, a: __m512i) -> __m512i {
+        // SAFETY: the Avx512 token proves AVX512BW.
+        unsafe { _mm512_bslli_epi128::<BYTES>(a) }
+    }
+
+    #[inline(always)]
+    fn broadcast_word_3(self, a: __m512i) -> __m512i {
+        // SAFETY: the Avx512 token proves AVX512F.
+        unsafe { _mm512_shuffle_epi32::<0xff>(a) }
+    }
+
+    #[inline(always)]
+    fn aesenc(self, state: __m512i, key: __m512i) -> __m512i {
+        // SAFETY: the Avx512 token proves VAES and AVX512F.
+        unsafe { _mm512_aesenc_epi128(state, key) }
+    }
+
+    #[inline(always)]
+    fn aesenclast(self, state: __m512i, key: __m512i) -> __m512i {
+        // SAFETY: the Avx512 token proves VAES and AVX512F.
+        unsafe { _mm512_aesenclast_epi128(state, key) }
+    }
+
+    #[inline(always)]
+    fn aesdec(self, state: __m512i, key: __m512i) -> __m512i {
+        // SAFETY: the Avx512 token proves VAES and AVX512F.
+        unsafe { _mm512_aesdec_epi128(state, key) }
+    }
+
+    #[inline(always)]
+    fn aesdeclast(self, state: __m512i, key: __m512i) -> __m512i {
+        // SAFETY: the Avx512 token proves VAES and AVX512F.
+        unsafe { _mm512_aesdeclast_epi128(state, key) }
+    }
+
+    #[inline(always)]
+    fn inv_mix_columns(self, key: __m512i) -> __m512i {
+        // AESIMC has no 512-bit form: each block on its own.
+        let narrow = Avx512::aesni(self);
+        self.gather(|i| narrow.inv_mix_columns(self.block(key, i)))
+    }
+
+    #[inline(always)]
+    fn pin(self, reg: &mut __m512i) {
+        // SAFETY: the Avx512 token proves AVX512F.
+        unsafe { pin_zmm(reg) }
+    }
+
+    #[inline(always)]
+    fn clmul<const SELECT: i32>(self, a: __m512i, b: __m512i) -> __m512i {
+        // SAFETY: the Avx512 token proves VPCLMULQDQ and AVX512F.
+        unsafe { _mm512_clmulepi64_epi128::<SELECT>(a, b) }
+    }
+}
+
 /// Instantiates a kernel written once over [`Tier`] for every x86 tier and dispatches on the
 /// [`TierToken`]: each instance is a `#[target_feature]` function enabling exactly its
 /// token's features, so the generic code (all `#[inline(always)]`) compiles into it with
@@ -486,6 +709,16 @@ macro_rules! per_tier {
             ) $($ret)* {
                 $kernel::<$crate::cpu::x86::Vaes, $($params)*>(width, $($arg),*)
             }
+            #[inline(never)]
+            #[target_feature(
+                enable = "aes,pclmulqdq,ssse3,sse4.1,avx,avx2,vaes,vpclmulqdq,avx512f,avx512bw,avx512vl"
+            )]
+            fn avx512 <$($generics)*> (
+                width: $crate::cpu::x86::Avx512,
+                $($arg: $arg_ty),*
+            ) $($ret)* {
+                $kernel::<$crate::cpu::x86::Avx512, $($params)*>(width, $($arg),*)
+            }
             #[cfg(test)]
             #[inline(never)]
             #[target_feature(enable = "aes,pclmulqdq,ssse3,sse4.1")]
@@ -504,6 +737,10 @@ macro_rules! per_tier {
                 $crate::cpu::TierToken::Vaes(width) => unsafe {
                     vaes::<$($params)*>(width, $($arg),*)
                 },
+                // SAFETY: the token proves the CPU has the features `avx512` enables.
+                $crate::cpu::TierToken::Avx512(width) => unsafe {
+                    avx512::<$($params)*>(width, $($arg),*)
+                },
                 // SAFETY: the token proves the CPU has the features `pair` enables (AES-NI's).
                 #[cfg(test)]
                 $crate::cpu::TierToken::Pair(width) => unsafe {
@@ -521,6 +758,14 @@ pub(crate) use per_tier;
 #[inline]
 fn pin_ymm(reg: &mut __m256i) {
     empty_asm!(ymm_reg, reg);
+}
+
+/// [`Tier::pin`] for a ZMM register: `asm!` takes a ZMM operand only where AVX512F is
+/// enabled on the function that holds it; inlined into the AVX-512 kernels, which enable it.
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn pin_zmm(reg: &mut __m512i) {
+    empty_asm!(zmm_reg, reg);
 }
 
 /// The empty `asm!` block of [`Tier::pin`], with `reg` in a register of class `$class`
