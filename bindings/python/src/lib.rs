@@ -78,7 +78,7 @@ macro_rules! aead_class {
                 aead::generate_key(py, bit_length)
             }
 
-            /// The backend this object runs on: "portable", "aesni" or "vaes".
+            /// The backend this object runs on: "portable", "aesni", "vaes", "avx512" or "armv8".
             #[getter]
             fn backend(&self) -> &'static str {
                 self.backend_of().name()
@@ -371,7 +371,7 @@ fn _debug_assertions() -> bool {
     cfg!(debug_assertions)
 }
 
-/// The backend new ciphers use on this CPU: "vaes", "aesni" or "portable".
+/// The backend new ciphers use on this CPU: "avx512", "vaes", "aesni", "armv8" or "portable".
 #[pyfunction]
 fn backend() -> &'static str {
     Backend::detected().name()

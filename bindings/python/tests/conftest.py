@@ -16,7 +16,7 @@ VECTORS = REPO / "crates" / "combsiv" / "tests" / "vectors"
 
 @pytest.fixture(params=combsiv.available_backends())
 def backend(request):
-    """Each test that takes it runs once per backend (portable, aesni, vaes where present)."""
+    """Each test that takes it runs once per backend (portable, aesni, vaes, avx512 where present)."""
     return request.param
 
 

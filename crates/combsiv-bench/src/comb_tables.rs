@@ -1,4 +1,4 @@
-//! The comb paper's tables on this machine, one column per x86 tier (AES-NI, VAES): (a) CBC
+//! The comb paper's tables on this machine, one column per x86 tier (AES-NI, VAES, AVX-512): (a) CBC
 //! by lane count, (b) every mode sequential versus comb, (c) AES-GCM-SIV batch versus one
 //! message at a time.
 //!

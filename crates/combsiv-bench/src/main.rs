@@ -171,7 +171,7 @@ fn main() -> ExitCode {
             x86
         };
         println!("\n## The comb engine\n");
-        let max_lanes = if options.quick { 8 } else { 24 };
+        let max_lanes = if options.quick { 8 } else { 32 };
         let tables = [
             comb_tables::cbc_by_lanes(effort, &tiers, max_lanes),
             comb_tables::modes_table(effort, &tiers),

@@ -37,7 +37,7 @@ class AESGCMSIV:
     (``encrypt_into``/``decrypt_into``, which write your buffer, keep it). The key schedule
     is wiped when the object is freed.
 
-    ``backend`` picks "portable", "aesni", "vaes" or "armv8" (default: the fastest this CPU has).
+    ``backend`` picks "portable", "aesni", "vaes", "avx512" or "armv8" (default: the fastest this CPU has).
     """
 
     def __init__(self, key: BytesLike, backend: Optional[str] = None) -> None: ...
@@ -160,7 +160,7 @@ def random_nonce_bound(messages: float, max_bytes: int) -> Bound:
     96-bit nonces. ``messages`` must be finite and >= 0 (``ValueError``)."""
 
 def backend() -> str:
-    """The backend new ciphers use on this CPU: "vaes", "aesni", "armv8" or "portable"."""
+    """The backend new ciphers use on this CPU: "avx512", "vaes", "aesni", "armv8" or "portable"."""
 
 def available_backends() -> list[str]:
     """Every backend this CPU can run."""
