@@ -23,7 +23,7 @@ use crate::aes::kernels::RoundKeys;
 use crate::aes::{BlockCipher, KeyBytes};
 use crate::cpu::Isa;
 #[cfg(vector_tiers)]
-use crate::cpu::{Kernel, TierToken};
+use crate::cpu::TierToken;
 use crate::field::{Ghash, HashKey, PolyvalKey};
 use crate::layout::{GcmLayout, Layout};
 
@@ -236,13 +236,7 @@ impl<K: KeySize> AesGcm<K> {
                 aes,
                 ghash: key,
             } => super::kernels::ctr_and_hash::<GcmLayout>(
-                tier.for_message(
-                    match hashed {
-                        Hashed::Output => Kernel::GcmSeal,
-                        Hashed::Input => Kernel::GcmOpen,
-                    },
-                    buf.len(),
-                ),
+                *tier,
                 aes,
                 key,
                 ghash.state(),

@@ -208,9 +208,7 @@ fn group_kernel<W: Tier, const MODE: u8, const SHARED_KEY: bool>(width: W, job: 
         }
         base
     };
-    // Half i of register r is lane r * BLOCKS + i; past the last lane still running, that
-    // lane again.
-    let lane = |active: usize, r: usize, i: usize| (r * W::BLOCKS + i).min(active - 1);
+    let lane = lane_of::<W>;
     let mut regs = States::<W> {
         x: [width.zero(); STRIDE],
         counter: [width.zero(); STRIDE],
@@ -220,18 +218,13 @@ fn group_kernel<W: Tier, const MODE: u8, const SHARED_KEY: bool>(width: W, job: 
     // from their lanes' schedules (only then is the larger array written, and so kept).
     let mut shared_keys = [width.zero(); 15];
     let mut keys = [[width.zero(); 15]; STRIDE];
-    let pack_keys = |keys: &mut [[W::Reg; 15]; STRIDE], active: usize, r: usize| {
-        for round in 0..=rounds {
-            keys[r][round] = width.gather(|i| schedules[lane(active, r, i)][round]);
-        }
-    };
     if SHARED_KEY {
         shared_keys = broadcast(width, schedules[0]);
     }
     let registers = n.div_ceil(W::BLOCKS);
     for r in 0..registers {
         if !SHARED_KEY {
-            pack_keys(&mut keys, n, r);
+            pack_keys(width, schedules, rounds, &mut keys[r], (n, r));
         }
         regs.x[r] = width.gather(|i| load_block(&lane_states[lane(n, r, i)].to_le_bytes()));
         if MODE == CCM_SEAL {
@@ -289,12 +282,11 @@ fn group_kernel<W: Tier, const MODE: u8, const SHARED_KEY: bool>(width: W, job: 
         if active > 0 && active % W::BLOCKS != 0 {
             let r = active / W::BLOCKS;
             if !SHARED_KEY {
-                pack_keys(&mut keys, active, r);
+                pack_keys(width, schedules, rounds, &mut keys[r], (active, r));
             }
             let last = active % W::BLOCKS - 1;
-            let refill = |reg: W::Reg| width.gather(|i| width.block(reg, i.min(last)));
-            regs.x[r] = refill(regs.x[r]);
-            regs.counter[r] = refill(regs.counter[r]);
+            regs.x[r] = refill(width, regs.x[r], last);
+            regs.counter[r] = refill(width, regs.counter[r], last);
         }
     }
     regs.x.zeroize();
@@ -307,6 +299,35 @@ fn group_kernel<W: Tier, const MODE: u8, const SHARED_KEY: bool>(width: W, job: 
         }
     }
     const _: () = assert!(STRIDE == 8);
+}
+
+/// The lane in block `i` of register `r` while `active` lanes run: lane `r * BLOCKS + i`, or
+/// past the last lane still running, that lane again.
+#[inline(always)]
+fn lane_of<W: Tier>(active: usize, r: usize, i: usize) -> usize {
+    (r * W::BLOCKS + i).min(active - 1)
+}
+
+/// Packs register `r`'s round keys from its lanes' schedules while `active` lanes run.
+/// (A function, not a closure: LLVM left such closures out of line, compiled without the
+/// tier's target features, with a call for every intrinsic.)
+#[inline(always)]
+fn pack_keys<W: Tier>(
+    width: W,
+    schedules: &[&KeySchedule],
+    rounds: usize,
+    keys: &mut [W::Reg; 15],
+    (active, r): (usize, usize),
+) {
+    for (round, key) in keys.iter_mut().enumerate().take(rounds + 1) {
+        *key = width.gather(|i| schedules[lane_of::<W>(active, r, i)][round]);
+    }
+}
+
+/// `reg` with block `last`'s value in every block after it (the blocks of lanes that ended).
+#[inline(always)]
+fn refill<W: Tier>(width: W, reg: W::Reg, last: usize) -> W::Reg {
+    width.gather(|i| width.block(reg, i.min(last)))
 }
 
 /// One window: blocks `from..to` of the lanes that `windows` points at.

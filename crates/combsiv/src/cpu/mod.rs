@@ -208,8 +208,6 @@ fn override_from_env() -> Option<Backend> {
 pub(crate) enum Kernel {
     SivSeal,
     SivOpen,
-    GcmSeal,
-    GcmOpen,
 }
 
 /// The instruction set a key's kernels run on, with the token that proves it: the portable

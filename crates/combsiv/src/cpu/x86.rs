@@ -207,19 +207,18 @@ impl Avx512 {
 }
 
 /// The shortest message, in bytes, that [`Avx512`] keys run on their own tier through each
-/// kernel; shorter ones run the [`Vaes`] instance. A stride of 8 ZMM registers is 512 bytes,
-/// so short and mid-sized messages fill few strides and pay the wider tier's fixed costs
-/// (32 hash powers per GCM-SIV message where YMM needs 16, folds across four blocks, the
-/// stitched loops' first and last strides without a partner). Measured on Zen 5 (AES-128,
-/// median TSC cycles, ZMM / YMM): GCM-SIV seal 1.17 at 512 bytes, 0.99 at 1024, 0.90 at 1536;
-/// open 1.29 at 512, 1.14 at 1024, 1.02 at 1536, 0.96 at 2048; GCM seal 1.24 at 256, 1.09 at
-/// 768, 0.86 at 1024; GCM open 0.92 at 256 and below 1 from there on.
+/// GCM-SIV kernel; shorter ones run the [`Vaes`] instance. A stride of 8 ZMM registers is 512
+/// bytes, so a mid-sized message fills one or two strides and pays the wider tier's fixed
+/// costs: 32 hash powers per message where YMM needs 16, folds across four blocks, and in the
+/// open the first and last strides, which the stitched loop cannot pair (it hashes its own
+/// output one stride behind). Measured on Zen 5 (AES-128, median TSC cycles, ZMM / YMM, two
+/// runs): seal 1.11-1.12 at 384 bytes, 1.02-1.08 at 768, 0.88-0.92 at 1024; open 1.08-1.15 at
+/// 384 to 768 bytes, 0.97-1.05 at 1024 and 0.98-1.03 at 1280, 0.87-0.98 at 1536. AES-GCM runs
+/// on ZMM at every length (0.83-0.97 of YMM's time from 256 bytes, both directions).
 const fn zmm_from(kernel: Kernel) -> usize {
     match kernel {
-        Kernel::SivSeal => 1536,
-        Kernel::SivOpen => 2048,
-        Kernel::GcmSeal => 1024,
-        Kernel::GcmOpen => 0,
+        Kernel::SivSeal => 1024,
+        Kernel::SivOpen => 1536,
     }
 }
 
@@ -258,7 +257,7 @@ impl TierToken {
 
     /// The tier that runs one message of `bytes` bytes through `kernel`: this one, except
     /// that the AVX-512 tier hands messages shorter than [`zmm_from`] to the 256-bit tier,
-    /// which its token includes. GCM's hash key table serves both (its layout is shared).
+    /// which its token includes.
     #[inline(always)]
     pub(crate) fn for_message(self, kernel: Kernel, bytes: usize) -> TierToken {
         match self {

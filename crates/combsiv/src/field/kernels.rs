@@ -402,9 +402,19 @@ pub(crate) fn absorb_padded<W: Tier, L: Layout>(
         *slot = block;
     }
     let n = rest.len() + usize::from(!partial.is_empty()) + usize::from(last.is_some());
-    s = absorb_each::<W, L>(width, key, s, n, |r| match registers.get(r) {
-        Some(bytes) => width.load(bytes),
-        None => width.gather(|i| loose[(r - registers.len()) * W::BLOCKS + i]),
-    });
+    // The closure is inlined by force: left out of line at width 4 (LLVM's heuristics found
+    // it too big), it was compiled without the instance's target features and every intrinsic
+    // in it became a call.
+    s = absorb_each::<W, L>(
+        width,
+        key,
+        s,
+        n,
+        #[inline(always)]
+        |r| match registers.get(r) {
+            Some(bytes) => width.load(bytes),
+            None => width.gather(|i| loose[(r - registers.len()) * W::BLOCKS + i]),
+        },
+    );
     s
 }
