@@ -1,6 +1,6 @@
-//! The comb paper's tables on this machine, one column per x86 tier (AES-NI, VAES, AVX-512): (a) CBC
-//! by lane count, (b) every mode sequential versus comb, (c) AES-GCM-SIV batch versus one
-//! message at a time.
+//! The comb paper's tables on this machine, one column per x86 tier (AES-NI, VAES, AVX-512):
+//! (a) CBC by lane count, (b) every mode sequential versus comb, (c) AES-GCM-SIV batch versus
+//! one message at a time.
 //!
 //! Workloads: 64 messages of 2 KiB, the Internet mix (CBC rounds each length up to whole
 //! blocks), 64 messages of 64 bytes; for (c) also 64 x 576 and 64 x 1500 bytes. One shared

@@ -311,7 +311,8 @@ mod tests {
     /// ciphertext bit after the hash read it must not get the flipped block decrypted and
     /// accepted (the XOR of the flip with the plaintext, returned as authentic). Either the
     /// open fails or it returns exactly the plaintext. Lengths: width 1 (one partial
-    /// stride), and whole strides plus a tail on both x86 tiers.
+    /// stride), and whole strides plus a tail on the wide x86 tiers (700 bytes: more than a
+    /// stride of 32 blocks).
     #[test]
     fn open_decrypts_what_it_hashed() {
         for backend in Backend::available() {

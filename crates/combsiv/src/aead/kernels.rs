@@ -10,10 +10,11 @@
 //!   never leave registers; the record encryption key is expanded from them directly, and out
 //!   of order execution overlaps that expansion with building the POLYVAL table from the
 //!   authentication key, and the tag block's rounds with the last expansion steps.
-//! - A stride is [`STRIDE`] registers: 8 blocks on AES-NI, 16 with VAES. Per 16 blocks of
-//!   AES-128 with VAES that is 88 AES instructions (44 cycles) and, with Karatsuba, 24
-//!   multiplications plus 2 for the reduction (50 cycles): ~0.37 core cycles per byte, the
-//!   floor on Zen 3, where stitching cannot overlap the two (shared pipes) but costs nothing.
+//! - A stride is [`STRIDE`] registers: 8 blocks on AES-NI, 16 with VAES, 32 with AVX-512.
+//!   Per 16 blocks of AES-128 with VAES that is 88 AES instructions (44 cycles) and, with
+//!   Karatsuba, 24 multiplications plus 2 for the reduction (50 cycles): ~0.37 core cycles per
+//!   byte, the floor on Zen 3, where stitching cannot overlap the two (shared pipes) but costs
+//!   nothing.
 //! - `ctr_and_hash`: one pass over memory. Each iteration encrypts a stride of counter blocks
 //!   and multiplies a stride of hashed registers by their powers, *interleaved in program
 //!   order* (one register's multiplies after each AES round). On Cascade Lake, issuing them

@@ -5,10 +5,10 @@
 //!
 //! Design: AESENC has a latency of 3-4 cycles and a throughput of one or two instructions per
 //! cycle, so one block at a time leaves the unit mostly idle. Counter mode keeps [`STRIDE`]
-//! independent registers in flight (8 blocks on AES-NI, 16 with VAES; on Zen 3 one
-//! `vaesenc ymm` issues every 0.5 cycles with latency 4, so 8 registers keep both AES pipes
-//! busy). Round keys are expanded once as 128-bit blocks; a wide kernel broadcasts them to
-//! both halves of its registers when it starts.
+//! independent registers in flight (8 blocks on AES-NI, 16 with VAES, 32 with AVX-512; on
+//! Zen 3 one `vaesenc ymm` issues every 0.5 cycles with latency 4, so 8 registers keep both
+//! AES pipes busy). Round keys are expanded once as 128-bit blocks; a wide kernel broadcasts
+//! them to every block of its registers when it starts.
 
 use core::marker::PhantomData;
 

@@ -94,9 +94,9 @@ impl Backend {
     /// The backend new keys use: the fastest this CPU runs (`Vaes` rather than `Avx512` on
     /// the CPUs whose clock drops while 512-bit registers are busy).
     ///
-    /// With the `std` feature, the environment variable `COMBSIV_BACKEND`
-    /// (`portable`, `aesni`, `vaes`, `avx512` or `armv8`) pins it instead, if that backend is available;
-    /// an unknown or unavailable name is ignored. The answer is computed once.
+    /// With the `std` feature, the environment variable `COMBSIV_BACKEND` (`portable`,
+    /// `aesni`, `vaes`, `avx512` or `armv8`) pins it instead, if that backend is available; an
+    /// unknown or unavailable name is ignored. The answer is computed once.
     pub fn detected() -> Backend {
         static CHOSEN: AtomicU8 = AtomicU8::new(UNKNOWN);
         match CHOSEN.load(Ordering::Relaxed) {

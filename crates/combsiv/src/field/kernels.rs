@@ -1,9 +1,11 @@
 //! POLYVAL with carry-less multiplication on the vector tiers, written once over [`Tier`]
 //! (PCLMULQDQ on XMM registers for AES-NI, VPCLMULQDQ on YMM registers, two blocks each, for
-//! VAES) and instantiated per tier by [`per_tier!`]. Math: see the parent module.
+//! VAES, and on ZMM registers, four each, for AVX-512) and instantiated per tier by
+//! [`per_tier!`]. Math: see the parent module.
 //!
 //! Design:
-//! - Aggregation: a stride of [`STRIDE`] registers (8 blocks on AES-NI, 16 with VAES) is
+//! - Aggregation: a stride of [`STRIDE`] registers (8 blocks on AES-NI, 16 with VAES, 32 with
+//!   AVX-512) is
 //!   multiplied by `H^n..H^1`, summed unreduced, and reduced once.
 //! - Karatsuba: each 128x128 product takes three 64x64 multiplications, not four:
 //!   `a.lo*h.lo`, `a.hi*h.hi` and `(a.lo^a.hi)*(h.lo^h.hi)`, whose XOR with the first two is
@@ -14,10 +16,10 @@
 //! - The sums are folded across the blocks of a register before the one reduction, which then
 //!   runs on 128 bits.
 //! - The powers are stored in the order the loops read them: descending, `H^k` at entry
-//!   `MAX_POWERS - k`, then a zero entry. A register loaded at entry `MAX_POWERS - k` holds
+//!   `MAX_POWERS - k`, then zero entries. A register loaded at entry `MAX_POWERS - k` holds
 //!   `H^k, H^(k-1), ...`, which is what a group of `k` blocks multiplies its first register
-//!   by; a group with an odd count at width 2 ends on the zero entry, next to a zero-padded
-//!   block. The same table serves both widths.
+//!   by; a group whose count is not a multiple of the width ends on the zero entries, next to
+//!   zero-padded blocks. The same table serves every width.
 //! - GCM-SIV has a fresh hash key per message, so the table is built per message, only as far
 //!   as the message needs, by repeated doubling (`H^(m+1..2m) = H^m * H^(1..m)`, a register
 //!   of powers per product): 16 powers take four dependent products.

@@ -10,15 +10,15 @@
 //! RustCrypto directly and checks that the recorded digests are RustCrypto's. The backends
 //! must also agree message by message, so a mismatch under Miri still names its length.
 //!
-//! Miri runs an SIMD intrinsic in about 0.2 ms, so there the AVX-512 tier takes every message
-//! (its keys run messages shorter than 1.5 to 2 KiB on the VAES kernels, GCM open excepted;
-//! its own kernels at those lengths are checked by the library's unit tests), and the AES-NI
-//! and VAES tiers (more instructions per block, tested natively on most x86 machines, VAES's
-//! width-2 kernels natively everywhere as the test-only tier) every eighth short length and
-//! the boundaries of AES-NI's 8-block stride, and the boundaries stop at 1,024 bytes (two strides past the point where the stitched loops start
-//! hashing their own output; the longer ones only repeat those loops, and took a third of
-//! Miri's time here). That set has digests of its own, checked against RustCrypto natively
-//! like the full set's.
+//! Miri runs an SIMD intrinsic in about 0.2 ms, so there the AVX-512 tier takes every message (its
+//! keys run GCM-SIV messages shorter than 1 to 1.5 KiB on the VAES kernels; its own kernels at
+//! those lengths are checked by the library's unit tests), and the AES-NI and VAES tiers (more
+//! instructions per block, tested natively on most x86 machines, VAES's width-2 kernels natively
+//! everywhere as the test-only tier) every eighth short length and the boundaries of AES-NI's
+//! 8-block stride, and the boundaries stop at 1,024 bytes (two strides past the point where the
+//! stitched loops start hashing their own output; the longer ones only repeat those loops, and took
+//! a third of Miri's time here). That set has digests of its own, checked against RustCrypto
+//! natively like the full set's.
 
 use aes_gcm_siv::aead::consts::U12;
 use aes_gcm_siv::aead::{Aead, AeadCore, KeyInit, Payload};
