@@ -2,7 +2,7 @@
 //! out-of-buffer and batch calls. One implementation ([`Cipher`]) serves both classes.
 
 use combsiv::parallel::for_each_part;
-use combsiv::{Backend, DynAesGcm, DynAesGcmSiv, Error};
+use combsiv::{Backend, DynAesGcm, DynAesGcmSiv, Error, SivJob};
 use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
@@ -12,7 +12,7 @@ use crate::buffer::{Buffer, BytesLike, FreshBytes, Snapshot};
 use crate::{InvalidTag, backend_from_name};
 
 /// The tag length of both AEADs.
-const TAG_LEN: usize = 16;
+pub const TAG_LEN: usize = 16;
 
 /// Calls that move at least this many bytes run without the GIL, so that other Python
 /// threads run meanwhile; below it, giving the GIL up and taking it back costs more than it
@@ -21,7 +21,7 @@ const DETACH_AT: usize = 4096;
 
 /// `cryptography`'s limit on data and associated data, kept so that code that works with one
 /// works with the other.
-const MAX_LEN: usize = (1 << 31) - 1;
+pub const MAX_LEN: usize = (1 << 31) - 1;
 
 /// One AEAD with a key, behind the Python classes.
 pub trait Cipher: Send + Sync {
@@ -49,6 +49,41 @@ pub trait Cipher: Send + Sync {
         out: &mut [u8],
         tag: &[u8; TAG_LEN],
     ) -> Result<(), Error>;
+
+    /// Seals every job in place (12-byte nonces) on `threads` threads (0: as many as pay,
+    /// see [`for_each_part`]). Lengths are checked by the caller.
+    fn seal_jobs(&self, jobs: &mut [SivJob<'_>], threads: usize) -> Result<(), Error> {
+        let failed = std::sync::Mutex::new(None);
+        for_each_part(jobs, job_weight, threads, |part| {
+            for job in part.iter_mut() {
+                match self.seal(&job.nonce, job.aad, None, job.data) {
+                    Ok(tag) => job.tag = tag,
+                    Err(error) => *lock(&failed) = Some(error),
+                }
+            }
+        });
+        failed
+            .into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .map_or(Ok(()), Err)
+    }
+
+    /// Opens every job in place and sets its `authentic`; a job that fails is zeroed.
+    fn open_jobs(&self, jobs: &mut [SivJob<'_>], threads: usize) {
+        for_each_part(jobs, job_weight, threads, |part| {
+            for job in part.iter_mut() {
+                job.authentic = self
+                    .open(&job.nonce, job.aad, None, job.data, &job.tag)
+                    .is_ok();
+            }
+        });
+    }
+}
+
+/// A job's share of a batch, for cutting it across threads: its bytes plus 64 for the
+/// per-message work (as the library weighs its batches).
+fn job_weight(job: &SivJob<'_>) -> usize {
+    job.aad.len() + job.data.len() + 64
 }
 
 fn nonce96(nonce: &[u8]) -> Result<&[u8; 12], Error> {
@@ -106,6 +141,15 @@ impl Cipher for DynAesGcmSiv {
     ) -> Result<(), Error> {
         let nonce = nonce96(nonce)?;
         open_with!(self, nonce, aad, ciphertext, out, tag)
+    }
+
+    fn seal_jobs(&self, jobs: &mut [SivJob<'_>], threads: usize) -> Result<(), Error> {
+        self.seal_batch_with_threads(jobs, threads)
+    }
+
+    fn open_jobs(&self, jobs: &mut [SivJob<'_>], threads: usize) {
+        // Every job carries its verdict; the batch's summary error adds nothing.
+        let _ = self.open_batch_with_threads(jobs, threads);
     }
 }
 
@@ -239,7 +283,7 @@ pub fn generate_key<'py>(
 }
 
 /// Runs `f` without the GIL if the call moves enough bytes to be worth it.
-fn maybe_detach<T: Send>(py: Python<'_>, bytes: usize, f: impl FnOnce() -> T + Send) -> T {
+pub fn maybe_detach<T: Send>(py: Python<'_>, bytes: usize, f: impl FnOnce() -> T + Send) -> T {
     if bytes >= DETACH_AT {
         py.detach(f)
     } else {
@@ -247,7 +291,7 @@ fn maybe_detach<T: Send>(py: Python<'_>, bytes: usize, f: impl FnOnce() -> T + S
     }
 }
 
-fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+pub fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)

@@ -5,6 +5,7 @@
 
 mod aead;
 mod buffer;
+mod columns;
 mod files;
 
 use combsiv::bounds::{self, NonceProfile, RandomNonceProfile};
@@ -12,7 +13,7 @@ use combsiv::{Backend, DynAesGcm, DynAesGcmSiv};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList};
+use pyo3::types::{PyBytes, PyDict, PyList};
 use zeroize::Zeroize;
 
 use crate::aead::{key_of, to_py};
@@ -52,20 +53,27 @@ fn new_gcm(key: &[u8], backend: Backend) -> Result<DynAesGcm, combsiv::Error> {
 
 /// The methods both AEAD classes share, written once.
 macro_rules! aead_class {
-    ($class:ident, $name:literal, $cipher:ty, $new:ident, $doc:literal) => {
+    ($class:ident, $name:literal, $cipher:ty, $new:ident, $scheme:expr, $doc:literal) => {
         #[doc = $doc]
         #[pyclass(frozen, module = "combsiv", name = $name)]
         struct $class {
             cipher: $cipher,
+            /// What the column calls have sealed under the key, and their limit.
+            budget: columns::Budget,
         }
 
         #[pymethods]
         impl $class {
             #[new]
-            #[pyo3(signature = (key, backend = None))]
-            fn new(key: &Bound<'_, PyAny>, backend: Option<&str>) -> PyResult<Self> {
+            #[pyo3(signature = (key, backend = None, *, limit_log2 = bounds::DEFAULT_LIMIT_LOG2))]
+            fn new(
+                key: &Bound<'_, PyAny>,
+                backend: Option<&str>,
+                limit_log2: f64,
+            ) -> PyResult<Self> {
                 Ok($class {
                     cipher: key_of(key, backend, $new)?,
+                    budget: columns::Budget::new($scheme, limit_log2),
                 })
             }
 
@@ -178,6 +186,58 @@ macro_rules! aead_class {
                 )
             }
 
+            /// Every row of an Arrow column sealed, each under a fresh random nonce
+            /// (`nonce || ciphertext || tag`) or, deterministically, under `nonce`
+            /// (`ciphertext || tag`); nulls stay null. Counted against the key's budget:
+            /// `KeyExhausted` before any work if the rows would pass it.
+            #[pyo3(signature = (values, nonce = None, associated_data = None, *, threads = None))]
+            fn encrypt_column<'py>(
+                &self,
+                py: Python<'py>,
+                values: &Bound<'py, PyAny>,
+                nonce: Option<&Bound<'py, PyAny>>,
+                associated_data: Option<&Bound<'py, PyAny>>,
+                threads: Option<usize>,
+            ) -> PyResult<Bound<'py, PyAny>> {
+                let args = (values, nonce, associated_data);
+                columns::encrypt_column(py, &self.cipher, &self.budget, args, threads.unwrap_or(0))
+            }
+
+            /// Every row of an Arrow column of sealed values opened. If any fails, raises
+            /// `InvalidTag` with `failed` (their row numbers) and `results` (the other rows'
+            /// plaintexts, null for those).
+            #[pyo3(signature = (values, nonce = None, associated_data = None, *, threads = None))]
+            fn decrypt_column<'py>(
+                &self,
+                py: Python<'py>,
+                values: &Bound<'py, PyAny>,
+                nonce: Option<&Bound<'py, PyAny>>,
+                associated_data: Option<&Bound<'py, PyAny>>,
+                threads: Option<usize>,
+            ) -> PyResult<Bound<'py, PyAny>> {
+                let args = (values, nonce, associated_data);
+                columns::decrypt_column(py, &self.cipher, args, threads.unwrap_or(0))
+            }
+
+            /// What the column calls have sealed under this object's key: a dict of
+            /// `random_nonce_rows`, `fixed_nonce_rows`, `fixed_nonces`, `max_blocks`,
+            /// `bound_log2` (the advantage bound so far) and `limit_log2`.
+            #[getter]
+            fn column_usage<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+                let usage = self.budget.usage();
+                let dict = PyDict::new(py);
+                dict.set_item("random_nonce_rows", usage.random_rows)?;
+                dict.set_item("fixed_nonce_rows", usage.fixed_rows.values().sum::<u64>())?;
+                dict.set_item("fixed_nonces", usage.fixed_rows.len())?;
+                dict.set_item(
+                    "max_blocks",
+                    usage.random_max_blocks.max(usage.fixed_max_blocks),
+                )?;
+                dict.set_item("bound_log2", usage.bound_log2(self.budget.scheme()))?;
+                dict.set_item("limit_log2", self.budget.limit_log2())?;
+                Ok(dict)
+            }
+
             fn __repr__(&self) -> String {
                 format!("<combsiv.{} backend={}>", $name, self.backend_of().name())
             }
@@ -190,6 +250,7 @@ aead_class!(
     "AESGCMSIV",
     DynAesGcmSiv,
     new_siv,
+    columns::Scheme::AesGcmSiv,
     "AES-GCM-SIV (RFC 8452) with a 128- or 256-bit key: cryptography's AESGCMSIV surface. A \
      repeated nonce only reveals whether two messages were equal."
 );
@@ -198,6 +259,7 @@ aead_class!(
     "AESGCM",
     DynAesGcm,
     new_gcm,
+    columns::Scheme::AesGcm,
     "AES-GCM (NIST SP 800-38D) with a 128- or 256-bit key: cryptography's AESGCM surface. \
      Never repeat a nonce under one key."
 );
