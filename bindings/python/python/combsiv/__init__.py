@@ -6,7 +6,8 @@ names (``cryptography.hazmat.primitives.ciphers.aead``), so that::
     from combsiv import AESGCMSIV, InvalidTag
 
 replaces the ``cryptography`` import. On top of it: ``encrypt_many``/``decrypt_many`` for
-batches, ``Sealer`` (random nonces and a usage budget), ``encrypt_file``/``decrypt_file`` in
+batches, ``encrypt_column``/``decrypt_column`` for Arrow columns (pyarrow, Polars, pandas,
+DuckDB, Spark, Dask), ``Sealer`` (random nonces and a usage budget), ``encrypt_file``/``decrypt_file`` in
 the ``combsiv`` command-line tool's format, and the AES-GCM-SIV usage bounds. Type stubs with
 the full documentation are in ``__init__.pyi``.
 """

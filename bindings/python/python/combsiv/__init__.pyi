@@ -1,7 +1,7 @@
 """Type stubs and documentation of the combsiv package."""
 
 from os import PathLike
-from typing import Optional, Sequence, Tuple, Union
+from typing import Any, Optional, Protocol, Sequence, Tuple, TypedDict, Union
 
 from typing_extensions import Buffer as _Buffer  # bytes, bytearray, memoryview, ...
 
@@ -10,19 +10,40 @@ AssociatedData = Optional[BytesLike]
 BatchAssociatedData = Union[None, BytesLike, Sequence[BytesLike]]
 StrPath = Union[str, "PathLike[str]"]
 
+class ArrowArrayLike(Protocol):
+    """pyarrow, Polars, pandas (Arrow dtypes), DuckDB, ...: the Arrow PyCapsule interface."""
+
+    def __arrow_c_array__(self, requested_schema: Any = None) -> Tuple[Any, Any]: ...
+
+class ArrowStreamLike(Protocol):
+    def __arrow_c_stream__(self, requested_schema: Any = None) -> Any: ...
+
+ArrowColumn = Union[ArrowArrayLike, ArrowStreamLike]
+ColumnAssociatedData = Union[None, BytesLike, ArrowColumn]
+
+class ColumnUsage(TypedDict):
+    random_nonce_rows: int
+    fixed_nonce_rows: int
+    fixed_nonces: int
+    max_blocks: int
+    bound_log2: float
+    limit_log2: float
+
 class InvalidTag(Exception):
     """The data is not authentic under this key, nonce and associated data.
 
-    Raised by ``decrypt_many`` too; then ``failed`` lists the indices of the messages that
-    failed and ``results`` holds the plaintexts of the others (``None`` for failed ones:
-    no plaintext of a failed message is ever returned).
+    Raised by ``decrypt_many`` and ``decrypt_column`` too; then ``failed`` lists the indices
+    of the messages (rows) that failed and ``results`` holds the plaintexts of the others:
+    a list with ``None`` for failed messages, or the Arrow result with failed rows null. No
+    plaintext of a failed message is ever returned.
     """
 
     failed: list[int]
-    results: list[Optional[bytes]]
+    results: Any
 
 class KeyExhausted(Exception):
-    """A ``Sealer`` refused to encrypt: one more message would pass its usage bound."""
+    """A ``Sealer`` or ``encrypt_column`` refused to encrypt: the messages would take the
+    key past its usage bound."""
 
 class AESGCMSIV:
     """AES-GCM-SIV (RFC 8452): authenticated encryption that stays secure when a nonce
@@ -38,9 +59,14 @@ class AESGCMSIV:
     is wiped when the object is freed.
 
     ``backend`` picks "portable", "aesni", "vaes", "avx512" or "armv8" (default: the fastest this CPU has).
+    ``limit_log2`` is the usage budget of ``encrypt_column`` (an advantage bound of
+    ``2**limit_log2``; the other calls take your nonces and are not counted).
+
+    Cipher objects cannot be pickled and their ``repr`` never shows the key: send a key to
+    another process yourself (and preferably only a way to find it, such as a key file path).
     """
 
-    def __init__(self, key: BytesLike, backend: Optional[str] = None) -> None: ...
+    def __init__(self, key: BytesLike, backend: Optional[str] = None, *, limit_log2: float = -32.0) -> None: ...
     @staticmethod
     def generate_key(bit_length: int) -> bytes:
         """128 or 256 random bits from the operating system."""
@@ -81,14 +107,70 @@ class AESGCMSIV:
     ) -> list[bytes]:
         """Decrypts every message; if any is not authentic, raises ``InvalidTag`` whose
         ``failed`` names them and whose ``results`` has the others' plaintexts."""
+    def encrypt_column(
+        self,
+        values: ArrowColumn,
+        nonce: Optional[BytesLike] = None,
+        associated_data: ColumnAssociatedData = None,
+        *,
+        threads: Optional[int] = None,
+    ) -> Any:
+        """Encrypts every row of an Arrow column of binary, large binary, string, large string
+        or view values, in one call with no Python object per row. Returns a
+        ``pyarrow.Array`` of binary values (``large_binary`` for large input or a result over
+        2 GiB); a ``pyarrow.ChunkedArray`` with the input's chunks for a stream
+        (``__arrow_c_stream__``: Polars and pandas Series, chunked arrays); without pyarrow,
+        an object with the Arrow PyCapsule interface. Nulls stay null; empty values are
+        encrypted like any other.
+
+        ``nonce=None``, randomized: each row gets a fresh random nonce and is
+        ``nonce || ciphertext || tag`` (``Sealer``'s format). ``nonce=<12 bytes>``,
+        deterministic: every row is ``ciphertext || tag`` under that nonce, so equal values
+        give equal ciphertexts (joins, grouping and lookups work on the encrypted column).
+        What that reveals: which rows are equal (and, as in every mode, each value's length);
+        nothing else, because AES-GCM-SIV stays secure when a nonce repeats.
+
+        ``associated_data``: ``None``, one bytes-like object for every row (say, the column's
+        name), or an Arrow array with one value per row (not null where the value is not);
+        the same must be given to ``decrypt_column``.
+
+        Every row is counted against this key's budget (``limit_log2``, see
+        ``column_usage``): a call whose rows would pass it raises ``KeyExhausted`` before any
+        work. Randomized rows count as messages under random nonces, deterministic rows as
+        messages under their one nonce. ``threads``: as in ``encrypt_many`` (in Spark or Dask
+        tasks pass 1: the engine already runs one task per core)."""
+    def decrypt_column(
+        self,
+        values: ArrowColumn,
+        nonce: Optional[BytesLike] = None,
+        associated_data: ColumnAssociatedData = None,
+        *,
+        threads: Optional[int] = None,
+    ) -> Any:
+        """Decrypts every row of a column made by ``encrypt_column`` with the same ``nonce``
+        (``None`` for randomized rows) and ``associated_data``, into binary values (cast to
+        string yourself: ``result.cast(pyarrow.string())``). If any row is not authentic,
+        raises ``InvalidTag``: ``failed`` lists their row numbers and ``results`` is the
+        result with those rows null (their bytes zeroed)."""
+    @property
+    def column_usage(self) -> ColumnUsage:
+        """What ``encrypt_column`` has sealed under this object's key: rows under random
+        nonces, rows under fixed nonces and how many nonces, the longest row in 16-byte
+        blocks, and log2 of the advantage bound so far next to the limit. Per object: a key
+        used by several processes (Spark or Dask workers) spends each one's budget; give
+        each of W workers ``limit_log2 - log2(W)`` for randomized columns, or
+        ``limit_log2 - 2 * log2(W)`` for deterministic ones (their bound grows with the
+        square of the rows under one nonce)."""
 
 class AESGCM:
     """AES-GCM (NIST SP 800-38D), with ``cryptography``'s ``AESGCM`` surface: 16- or 32-byte
     keys, nonces of 8 to 128 bytes (12 is the fast, recommended length). Never repeat a
     nonce under one key: a repeat reveals the XOR of two plaintexts and lets an attacker
-    forge. Methods as in ``AESGCMSIV``."""
+    forge. Methods as in ``AESGCMSIV``; columns are randomized only (``encrypt_column``
+    with a ``nonce`` raises ``ValueError``), and their budget is AES-GCM's random-nonce
+    bound (nonce collisions: about 2**32 rows per key at the default limit)."""
 
-    def __init__(self, key: BytesLike, backend: Optional[str] = None) -> None: ...
+    def __init__(self, key: BytesLike, backend: Optional[str] = None, *, limit_log2: float = -32.0) -> None: ...
     @staticmethod
     def generate_key(bit_length: int) -> bytes: ...
     @property
@@ -119,6 +201,24 @@ class AESGCM:
         *,
         threads: Optional[int] = None,
     ) -> list[bytes]: ...
+    def encrypt_column(
+        self,
+        values: ArrowColumn,
+        nonce: None = None,
+        associated_data: ColumnAssociatedData = None,
+        *,
+        threads: Optional[int] = None,
+    ) -> Any: ...
+    def decrypt_column(
+        self,
+        values: ArrowColumn,
+        nonce: None = None,
+        associated_data: ColumnAssociatedData = None,
+        *,
+        threads: Optional[int] = None,
+    ) -> Any: ...
+    @property
+    def column_usage(self) -> ColumnUsage: ...
 
 class Sealer:
     """AES-GCM-SIV with a random 96-bit nonce per message and a usage budget: each ``seal``
