@@ -66,6 +66,13 @@ def test_deterministic_rows_repeat_and_randomized_rows_do_not():
     assert random[0][:12] != random[1][:12]
 
 
+def test_random_nonces_are_distinct_across_chunks_runs_and_calls():
+    cipher = AESGCMSIV(bytes(16))
+    chunked = pa.chunked_array([column([b"v"] * 700), column([b"v"] * 300), column([b"v"] * 700)])
+    nonces = [row[:12] for call in range(2) for row in cipher.encrypt_column(chunked).to_pylist()]
+    assert len(set(nonces)) == len(nonces) == 3400
+
+
 def test_matches_cryptography_row_by_row():
     aead = pytest.importorskip("cryptography.hazmat.primitives.ciphers.aead")
     key = bytes(range(16))
