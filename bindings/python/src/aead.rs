@@ -662,14 +662,31 @@ pub fn decrypt_many<'py, C: Cipher>(
     if failed.is_empty() {
         return Ok(list);
     }
-    let error = InvalidTag::new_err(format!(
-        "{} of {} messages are not authentic: {:?}",
-        failed.len(),
+    Err(not_authentic(
+        py,
+        "messages",
+        failed,
         authentic.len(),
-        failed
+        list.into_any(),
+    )?)
+}
+
+/// `InvalidTag` for the `failed` of `total` messages (or rows) of a batch: `failed` lists
+/// them, `results` holds the call's result with them missing.
+pub fn not_authentic<'py>(
+    py: Python<'py>,
+    what: &str,
+    failed: Vec<usize>,
+    total: usize,
+    results: Bound<'py, PyAny>,
+) -> PyResult<PyErr> {
+    let error = InvalidTag::new_err(format!(
+        "{} of {total} {what} are not authentic (the first: {:?})",
+        failed.len(),
+        &failed[..failed.len().min(10)]
     ));
     let value = error.value(py);
     value.setattr("failed", failed)?;
-    value.setattr("results", list)?;
-    Err(error)
+    value.setattr("results", results)?;
+    Ok(error)
 }

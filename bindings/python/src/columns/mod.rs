@@ -29,8 +29,7 @@ use zeroize::Zeroizing;
 
 pub use self::budget::{Budget, Scheme};
 use self::values::{Layout, Output, Source, validity};
-use crate::InvalidTag;
-use crate::aead::{Cipher, MAX_LEN, TAG_LEN, lock, maybe_detach, to_py};
+use crate::aead::{Cipher, MAX_LEN, TAG_LEN, lock, maybe_detach, not_authentic, to_py};
 use crate::buffer::{BytesLike, Snapshot};
 
 /// Rows copied and then sealed together: 256 rows of the Internet mix (about 90 KB in and
@@ -143,6 +142,30 @@ impl Column {
             .iter()
             .map(|chunk| Source::new(chunk, what))
             .collect()
+    }
+}
+
+/// A column call's arguments, checked: nonce, values and associated data.
+struct ColumnCall<'py> {
+    nonces: Nonces,
+    column: Column,
+    aad: AadArg<'py>,
+}
+
+impl<'py> ColumnCall<'py> {
+    fn new<C: Cipher>((values, nonce, aad): ColumnArgs<'_, 'py>) -> PyResult<ColumnCall<'py>> {
+        Ok(ColumnCall {
+            nonces: Nonces::new::<C>(nonce)?,
+            column: Column::new(values, "values")?,
+            aad: AadArg::new(aad)?,
+        })
+    }
+
+    /// Every chunk's rows and every row's associated data, checked.
+    fn rows(&self) -> PyResult<(Vec<Source<'_>>, Aads<'_>)> {
+        let chunks = self.column.sources("values")?;
+        let aads = self.aad.of_rows(&chunks)?;
+        Ok((chunks, aads))
     }
 }
 
@@ -272,14 +295,11 @@ pub fn encrypt_column<'py, C: Cipher>(
     py: Python<'py>,
     cipher: &C,
     budget: &Budget,
-    (values, nonce, aad): ColumnArgs<'_, 'py>,
+    args: ColumnArgs<'_, 'py>,
     threads: usize,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let nonces = Nonces::new::<C>(nonce)?;
-    let column = Column::new(values, "values")?;
-    let chunks = column.sources("values")?;
-    let aad = AadArg::new(aad)?;
-    let aads = aad.of_rows(&chunks)?;
+    let call = ColumnCall::new::<C>(args)?;
+    let (nonces, (chunks, aads)) = (call.nonces, call.rows()?);
     // Every length checked and the budget granted before any work.
     let mut count = 0u64;
     let mut max_blocks = 0u64;
@@ -346,7 +366,7 @@ pub fn encrypt_column<'py, C: Cipher>(
         first_row += chunk.len();
     }
     let large = layouts.first().is_some_and(|l| l.large);
-    output.finish(arrays, large, column.stream)
+    output.finish(arrays, large, call.column.stream)
 }
 
 /// Seals one run of a chunk (whose first row is row `first_row` of the column): each row's
@@ -401,14 +421,11 @@ fn seal_run<C: Cipher>(
 pub fn decrypt_column<'py, C: Cipher>(
     py: Python<'py>,
     cipher: &C,
-    (values, nonce, aad): ColumnArgs<'_, 'py>,
+    args: ColumnArgs<'_, 'py>,
     threads: usize,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let nonces = Nonces::new::<C>(nonce)?;
-    let column = Column::new(values, "values")?;
-    let chunks = column.sources("values")?;
-    let aad = AadArg::new(aad)?;
-    let aads = aad.of_rows(&chunks)?;
+    let call = ColumnCall::new::<C>(args)?;
+    let (nonces, (chunks, aads)) = (call.nonces, call.rows()?);
     let overhead = nonces.overhead();
     let layouts = layouts(&chunks, |sealed| sealed.len().saturating_sub(overhead));
     let output = Output::new(py);
@@ -441,20 +458,11 @@ pub fn decrypt_column<'py, C: Cipher>(
         first_row += chunk.len();
     }
     let large = layouts.first().is_some_and(|l| l.large);
-    let result = output.finish(arrays, large, column.stream)?;
+    let result = output.finish(arrays, large, call.column.stream)?;
     if failed.is_empty() {
         return Ok(result);
     }
-    let error = InvalidTag::new_err(format!(
-        "{} of {} rows are not authentic (the first: {:?})",
-        failed.len(),
-        first_row,
-        &failed[..failed.len().min(10)]
-    ));
-    let value = error.value(py);
-    value.setattr("failed", failed)?;
-    value.setattr("results", result)?;
-    Err(error)
+    Err(not_authentic(py, "rows", failed, first_row, result)?)
 }
 
 /// Opens one run and sets each row's verdict. A row shorter than its nonce and tag fails
