@@ -133,6 +133,12 @@ def test_associated_data_per_row():
     with pytest.raises(InvalidTag) as failure:
         cipher.decrypt_column(sealed, associated_data=swapped)
     assert failure.value.failed == [0, 1]
+    # Chunked differently from the values: rows are matched by their number in the column.
+    chunked = pa.chunked_array([aad.slice(0, 1), aad.slice(1, 3)])
+    opened = cipher.decrypt_column(pa.chunked_array([sealed.slice(0, 3), sealed.slice(3)]), associated_data=chunked)
+    assert opened.to_pylist() == values.to_pylist()
+    gcm = AESGCM(bytes(16))
+    assert gcm.decrypt_column(gcm.encrypt_column(values, associated_data=aad), associated_data=aad).equals(values)
     with pytest.raises(ValueError, match="3 associated data for 4 rows"):
         cipher.encrypt_column(values, associated_data=pa.array(["a", "b", "c"]))
     with pytest.raises(ValueError, match="null at row 0"):
