@@ -48,7 +48,7 @@ use crate::cpu::{
 };
 use crate::field::kernels::{
     PowerTable, Sums, absorb_each, absorb_padded, absorb_stride, accumulate, dot, fill_powers,
-    hashed_register, mul, reduce, reduce_and_fold, square,
+    hashed_register, karatsuba_input, mul, reduce, reduce_and_fold, square,
 };
 use crate::layout::{Layout, SivLayout};
 
@@ -652,7 +652,13 @@ fn encrypt_and_hash_stride<W: Tier, L: Layout, const ROUNDS: usize>(
             round(keystream, keys[j + 1]);
             let x =
                 hashed_register::<W, L>(width, hashed.register(width, j), (j == 0).then_some(s));
-            accumulate(width, hash_key, &mut sums, (W::POWERS, j), x);
+            accumulate(
+                width,
+                hash_key,
+                &mut sums,
+                (W::POWERS, j),
+                karatsuba_input(width, x),
+            );
         }};
     }
     if W::UNROLL_ROUNDS {
@@ -735,7 +741,12 @@ pub(crate) fn ctr_and_hash_rounds<
     }
     if HASH_OUTPUT {
         for earlier in strides.saturating_sub(W::HASH_LAG)..strides {
-            s = absorb_stride::<W, L>(width, hash_key, s, stride::<W>(data.get_out(), earlier));
+            s = absorb_stride::<W, L>(
+                width,
+                hash_key,
+                s,
+                (stride::<W>(data.get_out(), earlier), None),
+            );
         }
         let tail = Tail::buffer(body);
         xor_tail::<W, L, ROUNDS>(width, keys, counter, data.reborrow(), tail);

@@ -102,10 +102,6 @@ pub(crate) trait Tier: Copy {
     fn shuffle_bytes(self, a: Self::Reg, indices: Self::Reg) -> Self::Reg;
     /// Swaps the 64-bit halves of each block.
     fn swap_halves(self, a: Self::Reg) -> Self::Reg;
-    /// Moves the low half of each block to its high half, zeroing the low half.
-    fn low_half_up(self, a: Self::Reg) -> Self::Reg;
-    /// Moves the high half of each block to its low half, zeroing the high half.
-    fn high_half_down(self, a: Self::Reg) -> Self::Reg;
     /// Each block of `low` with its high half replaced by the low half of `high`'s block.
     fn low_halves(self, low: Self::Reg, high: Self::Reg) -> Self::Reg;
     /// Shifts each block left (towards byte 15) by `BYTES` bytes.

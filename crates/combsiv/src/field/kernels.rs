@@ -5,16 +5,19 @@
 //!
 //! Design:
 //! - Aggregation: a stride of [`STRIDE`] registers (8 blocks on AES-NI, 16 with VAES, 32 with
-//!   AVX-512) is
-//!   multiplied by `H^n..H^1`, summed unreduced, and reduced once.
+//!   AVX-512) is multiplied by `H^n..H^1`, summed unreduced, and reduced once.
 //! - Karatsuba: each 128x128 product takes three 64x64 multiplications, not four:
 //!   `a.lo*h.lo`, `a.hi*h.hi` and `(a.lo^a.hi)*(h.lo^h.hi)`, whose XOR with the first two is
 //!   the middle term. `h.lo^h.hi` is precomputed with the powers, so a block costs three
-//!   carry-less multiplications, one shuffle and one XOR. On Zen 3, where VPCLMULQDQ (two
-//!   cycles per YMM instruction) shares its two pipes with VAES, these multiplications are
-//!   what a stitched loop spends most of its time on: 24 per 16 blocks instead of 32.
-//! - The sums are folded across the blocks of a register before the one reduction, which then
-//!   runs on 128 bits.
+//!   carry-less multiplications, one shuffle and one XOR (no shuffle for blocks hashed from
+//!   memory, see [`absorb_stride`]). On Zen 3, where VPCLMULQDQ (two cycles per YMM
+//!   instruction) shares its two pipes with VAES, these multiplications are what a stitched
+//!   loop spends most of its time on: 24 per 16 blocks instead of 32.
+//! - The one reduction runs on every block of the sums' registers, then the reduced blocks
+//!   are added: one register folded across its blocks, not three. On Sapphire Rapids, where
+//!   every 512-bit multiply, shuffle and cross-block move runs on port 5, this and the
+//!   shuffle-free middle inputs take the POLYVAL pass over 32 blocks from 45.1 to 30.1 cycles
+//!   in llvm-mca 19's model (0.94 per block).
 //! - The powers are stored in the order the loops read them: descending, `H^k` at entry
 //!   `MAX_POWERS - k`, then zero entries. A register loaded at entry `MAX_POWERS - k` holds
 //!   `H^k, H^(k-1), ...`, which is what a group of `k` blocks multiplies its first register
@@ -200,21 +203,22 @@ pub(crate) fn mul<W: Tier>(width: W, a: W::Reg, b: W::Reg) -> [W::Reg; 3] {
     [low, middle, high]
 }
 
-/// Montgomery reduction of each block's `high:low` (with the middle product folded in) by
-/// `x^128`: two folds by `c = x^63 + x^62 + x^57` (parent module).
+/// Montgomery reduction of each block's 256-bit product, given as `low` (bits 0..128),
+/// `middle` (bits 64..192) and `high` (bits 128..256), by `x^128`: two folds by
+/// `c = x^63 + x^62 + x^57` (parent module). Each fold clears the lowest word left: word 0 of
+/// `low` into the middle, then word 0 of the middle into the high, so the middle needs no
+/// shifts into the other two (2 multiplications, 2 word swaps, 4 XORs).
 #[inline(always)]
 pub(crate) fn reduce<W: Tier>(width: W, [low, middle, high]: [W::Reg; 3]) -> W::Reg {
-    let low = width.xor(low, width.low_half_up(middle));
-    let high = width.xor(high, width.high_half_down(middle));
     // The high 64 bits hold c; selector 0x10 multiplies low64(a) by it.
     let c = width.broadcast(block_from(0xC200_0000_0000_0000 << 64));
-    // Fold word 0: swap the words so v0 sits where v0 * x^128 lands, add v0 * c at word 1.
+    // `low`'s word 0 (v0) times c lands on the middle's two words, v0 itself on its word 1;
+    // `low`'s word 1 is the middle's word 0: swapping `low`'s words puts both in place.
     let fold = width.clmul::<0x10>(low, c);
-    let low = width.xor(width.swap_halves(low), fold);
-    // Fold word 1 the same way; the result is what remains above x^128.
-    let fold = width.clmul::<0x10>(low, c);
-    let low = width.xor(width.swap_halves(low), fold);
-    width.xor(low, high)
+    let middle = width.xor(middle, width.xor(width.swap_halves(low), fold));
+    // The same with the middle's word 0 into the high; what remains is the high.
+    let fold = width.clmul::<0x10>(middle, c);
+    width.xor(high, width.xor(width.swap_halves(middle), fold))
 }
 
 #[inline(always)]
@@ -244,19 +248,26 @@ fn karatsuba_dot<W: Tier>(width: W, a: W::Reg, (b, b_karatsuba): (W::Reg, W::Reg
 pub(crate) type Sums<W> = [<W as Tier>::Reg; 3];
 
 /// Adds the product of register `j` of a group of `n` blocks (`x`, with the running state
-/// already added to its first block) and its powers to `sums`.
+/// already added to its first block, and its [`karatsuba_input`]) and its powers to `sums`.
 #[inline(always)]
 pub(crate) fn accumulate<W: Tier>(
     width: W,
     key: &PowerTable,
     sums: &mut Sums<W>,
     (n, j): (usize, usize),
-    x: W::Reg,
+    x: (W::Reg, W::Reg),
 ) {
     let entry = MAX_POWERS - n + j * W::BLOCKS;
     let h = width.load_blocks(&key.powers, entry);
     let h_karatsuba = width.load_blocks(&key.karatsuba, entry);
-    accumulate_product(width, sums, x, (h, h_karatsuba));
+    accumulate_split(width, sums, x, (h, h_karatsuba));
+}
+
+/// `x` and Karatsuba's middle input of each of its blocks: `x.lo ^ x.hi` in the low half (the
+/// high half is not read).
+#[inline(always)]
+pub(crate) fn karatsuba_input<W: Tier>(width: W, x: W::Reg) -> (W::Reg, W::Reg) {
+    (x, width.xor(x, width.swap_halves(x)))
 }
 
 /// Adds the Karatsuba products of each block of `x` and of `h` to `sums`; `h_karatsuba` is
@@ -266,23 +277,30 @@ pub(crate) fn accumulate_product<W: Tier>(
     width: W,
     sums: &mut Sums<W>,
     x: W::Reg,
+    h: (W::Reg, W::Reg),
+) {
+    accumulate_split(width, sums, karatsuba_input(width, x), h);
+}
+
+/// [`accumulate_product`] with `x`'s middle input given.
+#[inline(always)]
+fn accumulate_split<W: Tier>(
+    width: W,
+    sums: &mut Sums<W>,
+    (x, x_karatsuba): (W::Reg, W::Reg),
     (h, h_karatsuba): (W::Reg, W::Reg),
 ) {
     sums[0] = width.xor(sums[0], width.clmul::<0x00>(x, h));
     sums[2] = width.xor(sums[2], width.clmul::<0x11>(x, h));
-    let x_karatsuba = width.xor(x, width.swap_halves(x));
     sums[1] = width.xor(sums[1], width.clmul::<0x00>(x_karatsuba, h_karatsuba));
 }
 
-/// The reduced sum: blocks folded together, then [`reduce_sums`].
+/// The reduced sum: each block's sum reduced ([`reduce_sums`]), then the blocks added.
+/// Reducing first (reduction is linear) folds one register across its blocks instead of
+/// three; on Sapphire Rapids every cross-block move and 512-bit multiply runs on port 5.
 #[inline(always)]
-pub(crate) fn reduce_and_fold<W: Tier>(width: W, [low, middle, high]: Sums<W>) -> Block {
-    let folded = [
-        width.sum_blocks(low),
-        width.sum_blocks(middle),
-        width.sum_blocks(high),
-    ];
-    reduce_sums(width.narrow(), folded)
+pub(crate) fn reduce_and_fold<W: Tier>(width: W, sums: Sums<W>) -> Block {
+    width.sum_blocks(reduce_sums(width, sums))
 }
 
 /// Each block's reduced sum: Karatsuba's middle term completed, one reduction.
@@ -307,24 +325,85 @@ pub(crate) fn hashed_register<W: Tier, L: Layout>(width: W, x: W::Reg, s: Option
     }
 }
 
+/// A stride of hashed bytes in memory and, where the 8 bytes after it can be read, the same
+/// stride read from 8 bytes later. The low half of each block of the second is the high half
+/// of the first's block, so one XOR gives Karatsuba's middle input, where [`karatsuba_input`]
+/// swaps halves first. That shuffle, like every 512-bit multiply and cross-block move on
+/// Sapphire Rapids, runs on port 5, which bounds the POLYVAL pass there. Used only in
+/// POLYVAL's order (GHASH reverses each block's bytes first), and only on bytes not written
+/// just before: a load across two stores still in the store buffer waits for both to reach
+/// the cache (the stitched open hashes its output a stride behind: read so, AES-NI's
+/// AES-128-GCM-SIV open of 64 KiB ran about 6 % slower on Zen 5).
+pub(crate) type StrideInMemory<'a, W> = (
+    &'a [<W as Tier>::Bytes; STRIDE],
+    Option<&'a [<W as Tier>::Bytes; STRIDE]>,
+);
+
+/// Register `j` of a stride in memory as POLYVAL reads it ([`hashed_register`], with `s` added
+/// to its first block), and its middle input.
+#[inline(always)]
+fn stride_register<W: Tier, L: Layout>(
+    width: W,
+    (stride, shifted): StrideInMemory<'_, W>,
+    j: usize,
+    s: Option<Block>,
+) -> (W::Reg, W::Reg) {
+    let bytes = width.load(&stride[j]);
+    match (shifted, s) {
+        (Some(shifted), None) if !L::GCM => (bytes, width.xor(bytes, width.load(&shifted[j]))),
+        // `s` in the first block adds `s.lo ^ s.hi` to that block's middle input, computed on
+        // one block: on Sapphire Rapids off port 5 (30.1 cycles per 32 blocks in llvm-mca
+        // where swapping the register's halves took 32.1). A tier of one block per register
+        // swaps the register's halves instead: the same shuffle, one XOR fewer.
+        (Some(shifted), Some(s)) if !L::GCM && W::BLOCKS > 1 => {
+            let narrow = width.narrow();
+            let s_middle = narrow.xor(s, narrow.swap_halves(s));
+            let first = |block| width.gather(|i| if i == 0 { block } else { block_from(0) });
+            let middle = width.xor(bytes, width.load(&shifted[j]));
+            (
+                width.xor(bytes, first(s)),
+                width.xor(middle, first(s_middle)),
+            )
+        }
+        _ => karatsuba_input(width, hashed_register::<W, L>(width, bytes, s)),
+    }
+}
+
 /// One whole stride: `S' = (S + X_1)*H^n + ... + X_n*H^1` with `n = W::POWERS`.
 #[inline(always)]
 pub(crate) fn absorb_stride<W: Tier, L: Layout>(
     width: W,
     key: &PowerTable,
     s: Block,
-    stride: &[W::Bytes; STRIDE],
+    (stride, shifted): StrideInMemory<'_, W>,
+) -> Block {
+    // One instance per case, so that no register tests which it is.
+    let register = |shifted| {
+        #[inline(always)]
+        move |j: usize| stride_register::<W, L>(width, (stride, shifted), j, (j == 0).then_some(s))
+    };
+    match shifted {
+        Some(shifted) => absorb_registers(width, key, register(Some(shifted))),
+        None => absorb_registers(width, key, register(None)),
+    }
+}
+
+/// The reduced sum of a stride's registers `register(j)` (each with its middle input) times
+/// their powers.
+#[inline(always)]
+fn absorb_registers<W: Tier>(
+    width: W,
+    key: &PowerTable,
+    register: impl Fn(usize) -> (W::Reg, W::Reg),
 ) -> Block {
     let mut sums = [width.zero(); 3];
     // Register 0, which carries `s`, comes last: the previous stride's reduction then has
     // the other registers' multiplies to overlap with, rather than starting every sum's
     // chain of additions (Neoverse V1 in llvm-mca: 32.1 cycles per stride in order, 26.1 so).
-    for (j, bytes) in stride.iter().enumerate().skip(1) {
-        let x = hashed_register::<W, L>(width, width.load(bytes), None);
-        accumulate(width, key, &mut sums, (W::POWERS, j), x);
+    for j in 1..STRIDE {
+        accumulate(width, key, &mut sums, (W::POWERS, j), register(j));
     }
-    let x = hashed_register::<W, L>(width, width.load(&stride[0]), Some(s));
-    accumulate(width, key, &mut sums, (W::POWERS, 0), x);
+    accumulate(width, key, &mut sums, (W::POWERS, 0), register(0));
     reduce_and_fold(width, sums)
 }
 
@@ -348,7 +427,7 @@ pub(crate) fn absorb_each<W: Tier, L: Layout>(
         for j in 0..len.div_ceil(W::BLOCKS) {
             let x = register(start / W::BLOCKS + j);
             let x = hashed_register::<W, L>(width, x, (j == 0).then_some(s));
-            accumulate(width, key, &mut sums, (len, j), x);
+            accumulate(width, key, &mut sums, (len, j), karatsuba_input(width, x));
         }
         s = reduce_and_fold(width, sums);
         start += len;
@@ -379,8 +458,20 @@ pub(crate) fn absorb_padded<W: Tier, L: Layout>(
     if key.covers_stride::<W>() {
         let whole = blocks.len() / W::POWERS * W::POWERS;
         let (body, tail) = blocks.split_at(whole);
-        for stride in W::registers(body.as_flattened()).0.as_chunks::<STRIDE>().0 {
-            s = absorb_stride::<W, L>(width, key, s, stride);
+        let strides = W::registers(body.as_flattened()).0.as_chunks::<STRIDE>().0;
+        // The strides that 8 more bytes follow, read again from 8 bytes on.
+        let later = data.get(start + 8..).unwrap_or_default();
+        let shifted = if L::GCM {
+            &[]
+        } else {
+            W::registers(later).0.as_chunks::<STRIDE>().0
+        };
+        let (with_shifted, last_strides) = strides.split_at(shifted.len().min(strides.len()));
+        for (stride, shifted) in with_shifted.iter().zip(shifted) {
+            s = absorb_stride::<W, L>(width, key, s, (stride, Some(shifted)));
+        }
+        for stride in last_strides {
+            s = absorb_stride::<W, L>(width, key, s, (stride, None));
         }
         rest = tail;
     }

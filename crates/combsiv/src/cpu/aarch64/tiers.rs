@@ -299,19 +299,6 @@ impl<const EOR3: bool> Tier for Neon<EOR3> {
     }
 
     #[inline(always)]
-    fn low_half_up(self, a: uint8x16_t) -> uint8x16_t {
-        // SAFETY: NEON is part of the AArch64 baseline. EXT of zero and `a` from byte 8:
-        // bytes 0..8 zero, bytes 8..16 the low half of `a`.
-        unsafe { vextq_u8::<8>(vdupq_n_u8(0), a) }
-    }
-
-    #[inline(always)]
-    fn high_half_down(self, a: uint8x16_t) -> uint8x16_t {
-        // SAFETY: NEON is part of the AArch64 baseline.
-        unsafe { vextq_u8::<8>(a, vdupq_n_u8(0)) }
-    }
-
-    #[inline(always)]
     fn low_halves(self, low: uint8x16_t, high: uint8x16_t) -> uint8x16_t {
         // SAFETY: NEON is part of the AArch64 baseline.
         bytes(unsafe { vzip1q_u64(u64s(low), u64s(high)) })

@@ -117,14 +117,6 @@ impl Tier for Pair {
         each(|i| self.0.swap_halves(a[i]))
     }
 
-    fn low_half_up(self, a: [__m128i; 2]) -> [__m128i; 2] {
-        each(|i| self.0.low_half_up(a[i]))
-    }
-
-    fn high_half_down(self, a: [__m128i; 2]) -> [__m128i; 2] {
-        each(|i| self.0.high_half_down(a[i]))
-    }
-
     fn low_halves(self, low: [__m128i; 2], high: [__m128i; 2]) -> [__m128i; 2] {
         each(|i| self.0.low_halves(low[i], high[i]))
     }

@@ -147,18 +147,6 @@ impl Tier for Aesni {
     }
 
     #[inline(always)]
-    fn low_half_up(self, a: __m128i) -> __m128i {
-        // SAFETY: SSE2 is part of the x86-64 baseline.
-        unsafe { _mm_slli_si128::<8>(a) }
-    }
-
-    #[inline(always)]
-    fn high_half_down(self, a: __m128i) -> __m128i {
-        // SAFETY: SSE2 is part of the x86-64 baseline.
-        unsafe { _mm_srli_si128::<8>(a) }
-    }
-
-    #[inline(always)]
     fn low_halves(self, low: __m128i, high: __m128i) -> __m128i {
         // SAFETY: SSE2 is part of the x86-64 baseline.
         unsafe { _mm_unpacklo_epi64(low, high) }
@@ -355,18 +343,6 @@ impl Tier for Vaes {
     fn swap_halves(self, a: __m256i) -> __m256i {
         // SAFETY: the Vaes token proves AVX2.
         unsafe { _mm256_shuffle_epi32::<0x4E>(a) }
-    }
-
-    #[inline(always)]
-    fn low_half_up(self, a: __m256i) -> __m256i {
-        // SAFETY: the Vaes token proves AVX2.
-        unsafe { _mm256_bslli_epi128::<8>(a) }
-    }
-
-    #[inline(always)]
-    fn high_half_down(self, a: __m256i) -> __m256i {
-        // SAFETY: the Vaes token proves AVX2.
-        unsafe { _mm256_bsrli_epi128::<8>(a) }
     }
 
     #[inline(always)]
@@ -579,18 +555,6 @@ impl Tier for Avx512 {
     fn swap_halves(self, a: __m512i) -> __m512i {
         // SAFETY: the Avx512 token proves AVX512F.
         unsafe { _mm512_shuffle_epi32::<0x4E>(a) }
-    }
-
-    #[inline(always)]
-    fn low_half_up(self, a: __m512i) -> __m512i {
-        // SAFETY: the Avx512 token proves AVX512BW.
-        unsafe { _mm512_bslli_epi128::<8>(a) }
-    }
-
-    #[inline(always)]
-    fn high_half_down(self, a: __m512i) -> __m512i {
-        // SAFETY: the Avx512 token proves AVX512BW.
-        unsafe { _mm512_bsrli_epi128::<8>(a) }
     }
 
     #[inline(always)]
