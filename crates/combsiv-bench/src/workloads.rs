@@ -78,7 +78,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_mix_has_the_designed_shape() {
+    fn the_mix_has_its_stated_shape() {
         let mix = Workload::internet_mix();
         assert_eq!(mix.messages(), 1000);
         let count = |low: usize, high: usize| {
