@@ -43,8 +43,7 @@ use crate::aes::kernels::{
     xor_stride, xor_tail,
 };
 use crate::cpu::{
-    Block, MAX_BLOCKS, Narrow, STRIDE, Tier, block_from, load_block, load_last_partial, per_tier,
-    store_block,
+    Block, MAX_BLOCKS, Narrow, STRIDE, Tier, block_from, load_block, per_tier, store_block,
 };
 use crate::field::kernels::{
     PowerTable, Sums, absorb_each, absorb_padded, absorb_stride, accumulate, dot, fill_powers,
@@ -144,7 +143,7 @@ fn chunks_of(message: &SivMessage<'_>, plaintext_len: usize) -> usize {
 #[inline(always)]
 fn seal_whole<W: Tier>(width: W, message: &SivMessage<'_>, buf: InOutBuf<'_, '_, u8>) -> [u8; 16] {
     const { assert!(W::SIV_SHORT_CHUNKS <= MAX_SHORT_CHUNKS) };
-    let narrow = width.narrow();
+    let single = width.single();
     match (
         chunks_of(message, buf.len()),
         message.key_generating_key.size(),
@@ -155,12 +154,12 @@ fn seal_whole<W: Tier>(width: W, message: &SivMessage<'_>, buf: InOutBuf<'_, '_,
         (chunks, AesKeySize::Aes256) if chunks > W::SIV_SHORT_CHUNKS => {
             seal_rounds::<W, 14>(width, message, buf)
         }
-        (1, AesKeySize::Aes128) => seal_short::<10, 1>(narrow, message, buf),
-        (1, AesKeySize::Aes256) => seal_short::<14, 1>(narrow, message, buf),
-        (2, AesKeySize::Aes128) => seal_short::<10, 2>(narrow, message, buf),
-        (2, AesKeySize::Aes256) => seal_short::<14, 2>(narrow, message, buf),
-        (_, AesKeySize::Aes128) => seal_short::<10, 3>(narrow, message, buf),
-        (_, AesKeySize::Aes256) => seal_short::<14, 3>(narrow, message, buf),
+        (1, AesKeySize::Aes128) => seal_short::<_, 10, 1>(single, message, buf),
+        (1, AesKeySize::Aes256) => seal_short::<_, 14, 1>(single, message, buf),
+        (2, AesKeySize::Aes128) => seal_short::<_, 10, 2>(single, message, buf),
+        (2, AesKeySize::Aes256) => seal_short::<_, 14, 2>(single, message, buf),
+        (_, AesKeySize::Aes128) => seal_short::<_, 10, 3>(single, message, buf),
+        (_, AesKeySize::Aes256) => seal_short::<_, 14, 3>(single, message, buf),
     }
 }
 
@@ -172,7 +171,7 @@ fn open_whole<W: Tier>(
     received_tag: &[u8; 16],
 ) -> [u8; 16] {
     const { assert!(W::SIV_SHORT_CHUNKS <= MAX_SHORT_CHUNKS) };
-    let narrow = width.narrow();
+    let single = width.single();
     match (
         chunks_of(message, buf.len()),
         message.key_generating_key.size(),
@@ -183,12 +182,12 @@ fn open_whole<W: Tier>(
         (chunks, AesKeySize::Aes256) if chunks > W::SIV_SHORT_CHUNKS => {
             open_rounds::<W, 14>(width, message, buf, received_tag)
         }
-        (1, AesKeySize::Aes128) => open_short::<10, 1>(narrow, message, buf, received_tag),
-        (1, AesKeySize::Aes256) => open_short::<14, 1>(narrow, message, buf, received_tag),
-        (2, AesKeySize::Aes128) => open_short::<10, 2>(narrow, message, buf, received_tag),
-        (2, AesKeySize::Aes256) => open_short::<14, 2>(narrow, message, buf, received_tag),
-        (_, AesKeySize::Aes128) => open_short::<10, 3>(narrow, message, buf, received_tag),
-        (_, AesKeySize::Aes256) => open_short::<14, 3>(narrow, message, buf, received_tag),
+        (1, AesKeySize::Aes128) => open_short::<_, 10, 1>(single, message, buf, received_tag),
+        (1, AesKeySize::Aes256) => open_short::<_, 14, 1>(single, message, buf, received_tag),
+        (2, AesKeySize::Aes128) => open_short::<_, 10, 2>(single, message, buf, received_tag),
+        (2, AesKeySize::Aes256) => open_short::<_, 14, 2>(single, message, buf, received_tag),
+        (_, AesKeySize::Aes128) => open_short::<_, 10, 3>(single, message, buf, received_tag),
+        (_, AesKeySize::Aes256) => open_short::<_, 14, 3>(single, message, buf, received_tag),
     }
 }
 
@@ -199,35 +198,37 @@ fn open_whole<W: Tier>(
 /// program order so that its multiplications, which need only the authentication key, issue
 /// early.
 #[inline(always)]
-fn seal_short<const ROUNDS: usize, const CHUNKS: usize>(
-    narrow: Narrow,
+fn seal_short<S: Tier<Reg = Block>, const ROUNDS: usize, const CHUNKS: usize>(
+    single: S,
     message: &SivMessage<'_>,
     buf: InOutBuf<'_, '_, u8>,
 ) -> [u8; 16] {
+    let narrow = single.narrow();
     let keys = derive_record_keys::<ROUNDS>(narrow, message.key_generating_key, message.nonce);
-    let s = polyval_short::<CHUNKS>(narrow, keys.authentication, message.aad, buf.get_in());
+    let s = polyval_short::<S, CHUNKS>(single, keys.authentication, message.aad, buf.get_in());
     let mut encryption = keys.expand(narrow);
     let tag = tag_of::<ROUNDS>(narrow, &encryption, s, message.nonce);
-    let mut counter = Counter::<Narrow, SivLayout>::new(narrow, counter_block(narrow, tag));
-    short_keystream::<ROUNDS, CHUNKS>(narrow, &encryption, &mut counter, buf);
+    let mut counter = Counter::<S, SivLayout>::new(single, counter_block(narrow, tag));
+    short_keystream::<S, ROUNDS, CHUNKS>(single, &encryption, &mut counter, buf);
     encryption.zeroize();
     store_block(tag)
 }
 
 /// The short open: as [`seal_short`], with counter mode first and POLYVAL over its output.
 #[inline(always)]
-fn open_short<const ROUNDS: usize, const CHUNKS: usize>(
-    narrow: Narrow,
+fn open_short<S: Tier<Reg = Block>, const ROUNDS: usize, const CHUNKS: usize>(
+    single: S,
     message: &SivMessage<'_>,
     mut buf: InOutBuf<'_, '_, u8>,
     received_tag: &[u8; 16],
 ) -> [u8; 16] {
+    let narrow = single.narrow();
     let keys = derive_record_keys::<ROUNDS>(narrow, message.key_generating_key, message.nonce);
     let mut encryption = keys.expand(narrow);
     let counter = counter_block(narrow, load_block(received_tag));
-    let mut counter = Counter::<Narrow, SivLayout>::new(narrow, counter);
-    short_keystream::<ROUNDS, CHUNKS>(narrow, &encryption, &mut counter, buf.reborrow());
-    let s = polyval_short::<CHUNKS>(narrow, keys.authentication, message.aad, buf.get_out());
+    let mut counter = Counter::<S, SivLayout>::new(single, counter);
+    short_keystream::<S, ROUNDS, CHUNKS>(single, &encryption, &mut counter, buf.reborrow());
+    let s = polyval_short::<S, CHUNKS>(single, keys.authentication, message.aad, buf.get_out());
     let tag = tag_of::<ROUNDS>(narrow, &encryption, s, message.nonce);
     encryption.zeroize();
     store_block(tag)
@@ -238,16 +239,16 @@ fn open_short<const ROUNDS: usize, const CHUNKS: usize>(
 /// here, a seal of 64 bytes took 14-21 more cycles on Zen 3 and one of 112 bytes 22-32);
 /// one stride more per further chunk.
 #[inline(always)]
-fn short_keystream<const ROUNDS: usize, const CHUNKS: usize>(
-    narrow: Narrow,
+fn short_keystream<S: Tier<Reg = Block>, const ROUNDS: usize, const CHUNKS: usize>(
+    single: S,
     encryption: &KeySchedule,
-    counter: &mut Counter<Narrow, SivLayout>,
+    counter: &mut Counter<S, SivLayout>,
     buf: InOutBuf<'_, '_, u8>,
 ) {
     if CHUNKS == 1 {
-        xor_tail::<Narrow, SivLayout, ROUNDS>(narrow, encryption, counter, buf, Tail::buffer(0));
+        xor_tail::<S, SivLayout, ROUNDS>(single, encryption, counter, buf, Tail::buffer(0));
     } else {
-        apply_keystream::<Narrow, SivLayout, ROUNDS>(narrow, encryption, counter, buf);
+        apply_keystream::<S, SivLayout, ROUNDS>(single, encryption, counter, buf);
     }
 }
 
@@ -260,8 +261,14 @@ fn short_keystream<const ROUNDS: usize, const CHUNKS: usize>(
 /// through a small array (16-byte stores and loads, which store forwarding serves) because
 /// their positions depend on the lengths.
 #[inline(always)]
-fn polyval_short<const CHUNKS: usize>(narrow: Narrow, h: Block, aad: &[u8], text: &[u8]) -> Block {
+fn polyval_short<S: Tier<Reg = Block>, const CHUNKS: usize>(
+    single: S,
+    h: Block,
+    aad: &[u8],
+    text: &[u8],
+) -> Block {
     const POWERS: usize = SHORT_CHUNK;
+    let narrow = single.narrow();
     let n = aad.len().div_ceil(16) + text.len().div_ceil(16) + 1;
     let capacity = CHUNKS * POWERS;
     // Block i is multiplied by H^(n - i); blocks[capacity - n..] hold the input.
@@ -275,7 +282,7 @@ fn polyval_short<const CHUNKS: usize>(narrow: Narrow, h: Block, aad: &[u8], text
             next += 1;
         }
         if !partial.is_empty() {
-            blocks[next] = load_last_partial(narrow, part);
+            blocks[next] = single.load_last_partial(part);
             next += 1;
         }
     }
@@ -554,7 +561,7 @@ fn ctr_and_hash_kernel<W: Tier, L: Layout>(
 ) {
     let hash = (hash_key, block_from(*acc), load_block(last));
     let s = if is_short::<W>(data.len().div_ceil(16) + 1) {
-        ctr_and_hash_at::<Narrow, L>(width.narrow(), aes, hash, counter, hashed, data)
+        ctr_and_hash_at::<W::Single, L>(width.single(), aes, hash, counter, hashed, data)
     } else {
         ctr_and_hash_at::<W, L>(width, aes, hash, counter, hashed, data)
     };
@@ -783,7 +790,7 @@ fn hash_then_xor_tail<W: Tier, L: Layout, const ROUNDS: usize>(
     }
     let mut n = whole.len();
     if !partial.is_empty() {
-        blocks[n] = load_last_partial(narrow, data.get_in());
+        blocks[n] = width.load_last_partial(data.get_in());
         n += 1;
     }
     blocks[n] = last;

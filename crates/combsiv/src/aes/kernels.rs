@@ -17,8 +17,7 @@ use zeroize::Zeroize;
 
 use super::{AesKeySize, Counter32, KeyBytes};
 use crate::cpu::{
-    Block, Narrow, STRIDE, Tier, TierToken, block_from, load_block, load_last_partial, per_tier,
-    store_block, store_last_partial,
+    Block, Narrow, STRIDE, Tier, TierToken, block_from, load_block, per_tier, store_block,
 };
 use crate::layout::{GcmLayout, Layout, SivLayout};
 
@@ -546,7 +545,7 @@ impl Tail<'_> {
 
 /// Where [`xor_tail`] reads its input: the input side of its buffer, or the blocks the
 /// caller already fetched from it (from `start` on, the partial last block zero-padded, as
-/// [`load_last_partial`] gives it) and also hashed, so that both read one fetch.
+/// [`Tier::load_last_partial`] gives it) and also hashed, so that both read one fetch.
 #[derive(Clone, Copy)]
 pub(crate) enum TailInput<'a> {
     Buffer,
@@ -556,11 +555,11 @@ pub(crate) enum TailInput<'a> {
 impl TailInput<'_> {
     /// Block `i` from `start` (whole, or the partial last one) of `input`.
     #[inline(always)]
-    fn block(self, narrow: Narrow, input: &[u8], start: usize, i: usize) -> Block {
+    fn block<W: Tier>(self, width: W, input: &[u8], start: usize, i: usize) -> Block {
         match self {
             TailInput::Buffer => match input[start + 16 * i..].first_chunk::<16>() {
                 Some(block) => load_block(block),
-                None => load_last_partial(narrow, input),
+                None => width.load_last_partial(input),
             },
             TailInput::Fetched(blocks) => blocks[i],
         }
@@ -620,7 +619,7 @@ fn xor_registers<W: Tier, L: Layout, const ROUNDS: usize, const N: usize>(
     let narrow = width.narrow();
     let has_partial = !data.len().is_multiple_of(16);
     let partial = if has_partial {
-        source.block(narrow, data.get_in(), start, (data.len() - start) / 16)
+        source.block(width, data.get_in(), start, (data.len() - start) / 16)
     } else {
         narrow.zero()
     };
@@ -641,7 +640,7 @@ fn xor_registers<W: Tier, L: Layout, const ROUNDS: usize, const N: usize>(
     let lone_start = start + whole * 16 * W::BLOCKS;
     let lone_end = data.len() - data.len() % 16;
     for (i, at) in (lone_start..lone_end).step_by(16).enumerate() {
-        let block = source.block(narrow, data.get_in(), start, (at - start) / 16);
+        let block = source.block(width, data.get_in(), start, (at - start) / 16);
         let value = narrow.xor(block, width.block(next, i));
         let Some(block) = data.get_out()[at..].first_chunk_mut::<16>() else {
             unreachable!("a whole block lies between lone_start and lone_end");
@@ -650,7 +649,7 @@ fn xor_registers<W: Tier, L: Layout, const ROUNDS: usize, const N: usize>(
     }
     if has_partial {
         let key = width.block(next, (lone_end - lone_start) / 16);
-        store_last_partial(narrow, narrow.xor(partial, key), data.get_out());
+        width.store_last_partial(narrow.xor(partial, key), data.get_out());
     }
 }
 

@@ -17,19 +17,17 @@ pub(crate) mod x86;
 pub(crate) use aarch64::{BATCH_GROUP, MAX_BATCH_GROUP_BLOCKS};
 #[cfg(target_arch = "aarch64")]
 pub(crate) use aarch64::{
-    Block, MAX_BLOCKS, Narrow, STRIDE, TierToken, block_from, load_block, load_last_partial,
-    per_tier, store_block, store_last_partial,
+    Block, MAX_BLOCKS, Narrow, STRIDE, TierToken, block_from, load_block, per_tier, store_block,
 };
 #[cfg(vector_tiers)]
 pub(crate) use tier::Tier;
 #[cfg(all(target_arch = "x86_64", feature = "alloc"))]
 pub(crate) use x86::{BATCH_GROUP, MAX_BATCH_GROUP_BLOCKS};
 /// The architecture's tiers: tokens, the narrow tier and its block, the stride, the
-/// instantiation macro, and the loads and stores of single and partial blocks.
+/// instantiation macro, and the loads and stores of single blocks.
 #[cfg(target_arch = "x86_64")]
 pub(crate) use x86::{
-    Block, MAX_BLOCKS, Narrow, STRIDE, TierToken, block_from, load_block, load_last_partial,
-    per_tier, store_block, store_last_partial,
+    Block, MAX_BLOCKS, Narrow, STRIDE, TierToken, block_from, load_block, per_tier, store_block,
 };
 
 #[cfg(feature = "alloc")]

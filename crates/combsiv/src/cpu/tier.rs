@@ -30,6 +30,8 @@ pub(crate) trait Tier: Copy {
     type Reg: Copy + Zeroize;
     /// The bytes of one register: `[u8; 16 * BLOCKS]`.
     type Bytes: Copy + Zeroize;
+    /// The one-block tier of every feature this tier's token proves (see [`single`](Self::single)).
+    type Single: Tier<Reg = Block, Bytes = [u8; 16]>;
     /// Blocks per register.
     const BLOCKS: usize;
     /// Hash powers a stride uses: one per block of a stride.
@@ -62,8 +64,12 @@ pub(crate) trait Tier: Copy {
     #[cfg(feature = "alloc")]
     const COMB_LANES: usize = super::STRIDE * Self::BLOCKS;
 
-    /// The narrow tier every tier includes (key expansion, reduction, the tag block).
+    /// The narrow tier every tier includes (key expansion, reduction, the tag block), as the
+    /// one type the code shared by all tiers takes.
     fn narrow(self) -> Narrow;
+    /// The narrow tier with what this tier adds to it for a message's bytes: on a CPU with
+    /// AVX-512, masked loads and stores of partial blocks. The short messages run here.
+    fn single(self) -> Self::Single;
 
     /// The tier with its token, to call a kernel instantiated by
     /// [`per_tier!`](crate::cpu::per_tier) (the batch calls the single-message kernels so).
@@ -81,6 +87,22 @@ pub(crate) trait Tier: Copy {
     fn load_blocks(self, blocks: &[Block], first: usize) -> Self::Reg;
     /// Writes one register to `blocks[first..first + BLOCKS]` (panics past the end).
     fn store_blocks(self, reg: Self::Reg, blocks: &mut [Block], first: usize);
+    /// The partial last block of `data` (its last `data.len() % 16` bytes, 1 to 15 of them)
+    /// as the low bytes of a block, the rest zero, as [`single`](Self::single) reads it: the
+    /// one-block tiers (`Single = Self`) implement it, from the architecture's
+    /// `load_last_partial` or a faster way.
+    #[inline(always)]
+    fn load_last_partial(self, data: &[u8]) -> Block {
+        self.single().load_last_partial(data)
+    }
+    /// Writes the low `data.len() % 16` bytes of `block` as the partial last block of `data`,
+    /// whose earlier bytes must already hold their final values (see the architecture's
+    /// `store_last_partial`), as [`single`](Self::single) writes it; the one-block tiers
+    /// implement it.
+    #[inline(always)]
+    fn store_last_partial(self, block: Block, data: &mut [u8]) {
+        self.single().store_last_partial(block, data);
+    }
     /// A register whose block i is `block(i)`.
     fn gather(self, block: impl Fn(usize) -> Block) -> Self::Reg;
     /// Block `i` of a register.

@@ -30,8 +30,8 @@
 use zeroize::Zeroize;
 
 use crate::cpu::{
-    Block, MAX_BLOCKS, Narrow, STRIDE, Tier, TierToken, block_from, load_block, load_last_partial,
-    per_tier, store_block,
+    Block, MAX_BLOCKS, Narrow, STRIDE, Tier, TierToken, block_from, load_block, per_tier,
+    store_block,
 };
 use crate::layout::Layout;
 
@@ -485,7 +485,7 @@ pub(crate) fn absorb_padded<W: Tier, L: Layout>(
         filled += 1;
     }
     let loose_blocks = [
-        (!partial.is_empty()).then(|| load_last_partial(narrow, data)),
+        (!partial.is_empty()).then(|| width.load_last_partial(data)),
         last,
     ];
     for (slot, block) in loose[filled..]

@@ -12,8 +12,8 @@ use super::hashed_blocks;
 use crate::aead::gcm_siv::SivJob;
 use crate::aes::kernels::{encrypt, first_round_keys, for_each_middle_round, round_key};
 use crate::cpu::{
-    BATCH_GROUP, Block, MAX_BATCH_GROUP_BLOCKS, MAX_BLOCKS, Narrow, Tier, block_from, load_block,
-    load_last_partial, store_block, store_last_partial,
+    BATCH_GROUP, Block, MAX_BATCH_GROUP_BLOCKS, MAX_BLOCKS, Tier, block_from, load_block,
+    store_block,
 };
 use crate::field::kernels::{accumulate_product, mul, reduce, reduce_sums, square};
 
@@ -167,7 +167,7 @@ pub(super) fn seal_group<W: Tier, const ROUNDS: usize>(
         scratch,
     }: Group<'_, '_, W>,
 ) {
-    let first_row = gather_rows::<W>(width.narrow(), jobs, group, &mut scratch.rows);
+    let first_row = gather_rows(width, jobs, group, &mut scratch.rows);
     let (nonces, mut authentication, expansion) =
         record_keys::<W, ROUNDS>(width, key_generating_key, jobs, group, scratch);
     // The record keys' expansion (a latency chain) runs between POLYVAL's rows (bound by the
@@ -206,7 +206,7 @@ pub(super) fn open_group<W: Tier, const ROUNDS: usize>(
     for (lane, member) in group.iter().enumerate() {
         xor_keystream(width, jobs[member.job].data, &scratch.keystream, lane);
     }
-    let first_row = gather_rows::<W>(width.narrow(), jobs, group, &mut scratch.rows);
+    let first_row = gather_rows(width, jobs, group, &mut scratch.rows);
     let s = polyval_rows(width, &authentication, scratch, first_row, expansion);
     authentication.zeroize();
     scratch.clear_rows(first_row, group.len());
@@ -300,7 +300,7 @@ impl<const ROUNDS: usize> Expansion<ROUNDS> {
 /// returns the first row any lane uses. Rows before a lane's first are left zero.
 #[inline(always)]
 fn gather_rows<W: Tier>(
-    narrow: Narrow,
+    width: W,
     jobs: &[SivJob<'_>],
     group: &[Member],
     rows: &mut [Row],
@@ -320,7 +320,7 @@ fn gather_rows<W: Tier>(
             if !partial.is_empty()
                 && let Some(target) = targets.next()
             {
-                *target = load_last_partial(narrow, part);
+                *target = width.load_last_partial(part);
             }
         }
         if let Some(target) = targets.next() {
@@ -532,7 +532,7 @@ fn xor_keystream<W: Tier>(width: W, data: &mut [u8], keystream: &[KeystreamRow<W
     }
     if has_partial {
         let row = &keystream[whole_count];
-        let block = load_last_partial(narrow, data);
-        store_last_partial(narrow, narrow.xor(block, width.block(row[g], i)), data);
+        let block = width.load_last_partial(data);
+        width.store_last_partial(narrow.xor(block, width.block(row[g], i)), data);
     }
 }

@@ -182,6 +182,7 @@ const _: () = assert!(<Armv8 as Tier>::BATCH_GROUP_BLOCKS <= super::MAX_BATCH_GR
 impl<const EOR3: bool> Tier for Neon<EOR3> {
     type Reg = uint8x16_t;
     type Bytes = [u8; 16];
+    type Single = Self;
     const BLOCKS: usize = 1;
     const HASH_LAG: usize = 2;
     const GCM_NARROW_BLOCKS: usize = 0;
@@ -203,6 +204,21 @@ impl<const EOR3: bool> Tier for Neon<EOR3> {
             false => TierToken::Armv8(Neon(())),
             true => TierToken::Armv8Sha3(Neon(())),
         }
+    }
+
+    #[inline(always)]
+    fn single(self) -> Self {
+        self
+    }
+
+    #[inline(always)]
+    fn load_last_partial(self, data: &[u8]) -> uint8x16_t {
+        super::load_last_partial(self.narrow(), data)
+    }
+
+    #[inline(always)]
+    fn store_last_partial(self, block: uint8x16_t, data: &mut [u8]) {
+        super::store_last_partial(self.narrow(), block, data);
     }
 
     #[inline(always)]

@@ -28,6 +28,7 @@ fn each(f: impl Fn(usize) -> __m128i) -> [__m128i; 2] {
 impl Tier for Pair {
     type Reg = [__m128i; 2];
     type Bytes = [u8; 32];
+    type Single = Aesni;
     const BLOCKS: usize = 2;
     const HASH_LAG: usize = 1;
     const GCM_NARROW_BLOCKS: usize = <Aesni as Tier>::POWERS;
@@ -41,6 +42,10 @@ impl Tier for Pair {
 
     fn token(self) -> TierToken {
         TierToken::Pair(self)
+    }
+
+    fn single(self) -> Aesni {
+        self.0
     }
 
     fn registers(data: &[u8]) -> (&[[u8; 32]], &[u8]) {

@@ -14,7 +14,7 @@
 use core::arch::x86_64::*;
 
 use super::MAX_BATCH_GROUP_BLOCKS;
-use super::{Aesni, Avx512, Vaes};
+use super::{Aesni, Avx512, Vaes, Xmm, Ymm};
 use crate::cpu::Tier;
 #[cfg(feature = "alloc")]
 use crate::cpu::TierToken;
@@ -32,9 +32,10 @@ const _: () = assert!(<Aesni as Tier>::BATCH_GROUP_BLOCKS <= MAX_BATCH_GROUP_BLO
 const _: () = assert!(<Vaes as Tier>::BATCH_GROUP_BLOCKS <= MAX_BATCH_GROUP_BLOCKS);
 const _: () = assert!(<Avx512 as Tier>::BATCH_GROUP_BLOCKS <= MAX_BATCH_GROUP_BLOCKS);
 
-impl Tier for Aesni {
+impl<const MASKED: bool> Tier for Xmm<MASKED> {
     type Reg = __m128i;
     type Bytes = [u8; 16];
+    type Single = Self;
     const BLOCKS: usize = 1;
     const HASH_LAG: usize = 2;
     const GCM_NARROW_BLOCKS: usize = 0;
@@ -45,13 +46,36 @@ impl Tier for Aesni {
 
     #[inline(always)]
     fn narrow(self) -> Aesni {
-        self
+        Xmm(())
     }
 
     #[cfg(feature = "alloc")]
     #[inline(always)]
     fn token(self) -> TierToken {
-        TierToken::Aesni(self)
+        // The masked instance runs only inside the wider tiers' kernels; the token of its
+        // subset, which `self` proves, is the one kernels are instantiated for.
+        TierToken::Aesni(self.narrow())
+    }
+
+    #[inline(always)]
+    fn single(self) -> Self {
+        self
+    }
+
+    #[inline(always)]
+    fn load_last_partial(self, data: &[u8]) -> __m128i {
+        match self.avx512() {
+            Some(avx512) => super::load_last_partial_masked(avx512, data),
+            None => super::load_last_partial(self.narrow(), data),
+        }
+    }
+
+    #[inline(always)]
+    fn store_last_partial(self, block: __m128i, data: &mut [u8]) {
+        match self.avx512() {
+            Some(avx512) => super::store_last_partial_masked(avx512, block, data),
+            None => super::store_last_partial(self.narrow(), block, data),
+        }
     }
 
     #[inline(always)]
@@ -206,9 +230,10 @@ impl Tier for Aesni {
     }
 }
 
-impl Tier for Vaes {
+impl<const MASKED: bool> Tier for Ymm<MASKED> {
     type Reg = __m256i;
     type Bytes = [u8; 32];
+    type Single = Xmm<MASKED>;
     const BLOCKS: usize = 2;
     const HASH_LAG: usize = 1;
     const GCM_NARROW_BLOCKS: usize = <Aesni as Tier>::POWERS;
@@ -219,13 +244,22 @@ impl Tier for Vaes {
 
     #[inline(always)]
     fn narrow(self) -> Aesni {
-        Vaes::aesni(self)
+        self.aesni()
     }
 
     #[cfg(feature = "alloc")]
     #[inline(always)]
     fn token(self) -> TierToken {
-        TierToken::Vaes(self)
+        // `self` proves the features of `Ymm<MASKED>`, so the token of the same type holds.
+        match MASKED {
+            false => TierToken::Vaes(Ymm(())),
+            true => TierToken::VaesMasked(Ymm(())),
+        }
+    }
+
+    #[inline(always)]
+    fn single(self) -> Xmm<MASKED> {
+        self.xmm()
     }
 
     #[inline(always)]
@@ -240,7 +274,7 @@ impl Tier for Vaes {
 
     #[inline(always)]
     fn load(self, bytes: &[u8; 32]) -> __m256i {
-        // SAFETY: the Vaes token proves AVX; the reference covers 32 readable bytes and
+        // SAFETY: the Ymm token proves AVX; the reference covers 32 readable bytes and
         // VMOVDQU has no alignment requirement.
         unsafe { _mm256_loadu_si256(bytes.as_ptr().cast()) }
     }
@@ -248,7 +282,7 @@ impl Tier for Vaes {
     #[inline(always)]
     fn store(self, reg: __m256i) -> [u8; 32] {
         let mut bytes = [0u8; 32];
-        // SAFETY: the Vaes token proves AVX; `bytes` covers 32 writable bytes and VMOVDQU
+        // SAFETY: the Ymm token proves AVX; `bytes` covers 32 writable bytes and VMOVDQU
         // has no alignment requirement.
         unsafe { _mm256_storeu_si256(bytes.as_mut_ptr().cast(), reg) };
         bytes
@@ -257,26 +291,26 @@ impl Tier for Vaes {
     #[inline(always)]
     fn load_blocks(self, blocks: &[__m128i], first: usize) -> __m256i {
         let pair = &blocks[first..first + 2];
-        // SAFETY: the Vaes token proves AVX; `pair` covers 32 readable bytes.
+        // SAFETY: the Ymm token proves AVX; `pair` covers 32 readable bytes.
         unsafe { _mm256_loadu_si256(pair.as_ptr().cast()) }
     }
 
     #[inline(always)]
     fn store_blocks(self, reg: __m256i, blocks: &mut [__m128i], first: usize) {
         let pair = &mut blocks[first..first + 2];
-        // SAFETY: the Vaes token proves AVX; `pair` covers 32 writable bytes.
+        // SAFETY: the Ymm token proves AVX; `pair` covers 32 writable bytes.
         unsafe { _mm256_storeu_si256(pair.as_mut_ptr().cast(), reg) }
     }
 
     #[inline(always)]
     fn gather(self, block: impl Fn(usize) -> __m128i) -> __m256i {
-        // SAFETY: the Vaes token proves AVX.
+        // SAFETY: the Ymm token proves AVX.
         unsafe { _mm256_set_m128i(block(1), block(0)) }
     }
 
     #[inline(always)]
     fn block(self, reg: __m256i, i: usize) -> __m128i {
-        // SAFETY: the Vaes token proves AVX and AVX2.
+        // SAFETY: the Ymm token proves AVX and AVX2.
         unsafe {
             if i == 0 {
                 _mm256_castsi256_si128(reg)
@@ -288,7 +322,7 @@ impl Tier for Vaes {
 
     #[inline(always)]
     fn sum_blocks(self, reg: __m256i) -> __m128i {
-        // SAFETY: the Vaes token proves AVX and AVX2.
+        // SAFETY: the Ymm token proves AVX and AVX2.
         unsafe {
             _mm_xor_si128(
                 _mm256_castsi256_si128(reg),
@@ -299,110 +333,110 @@ impl Tier for Vaes {
 
     #[inline(always)]
     fn broadcast(self, block: __m128i) -> __m256i {
-        // SAFETY: the Vaes token proves AVX2.
+        // SAFETY: the Ymm token proves AVX2.
         unsafe { _mm256_broadcastsi128_si256(block) }
     }
 
     #[inline(always)]
     fn zero(self) -> __m256i {
-        // SAFETY: the Vaes token proves AVX.
+        // SAFETY: the Ymm token proves AVX.
         unsafe { _mm256_setzero_si256() }
     }
 
     #[inline(always)]
     fn xor(self, a: __m256i, b: __m256i) -> __m256i {
-        // SAFETY: the Vaes token proves AVX2.
+        // SAFETY: the Ymm token proves AVX2.
         unsafe { _mm256_xor_si256(a, b) }
     }
 
     #[inline(always)]
     fn or(self, a: __m256i, b: __m256i) -> __m256i {
-        // SAFETY: the Vaes token proves AVX2.
+        // SAFETY: the Ymm token proves AVX2.
         unsafe { _mm256_or_si256(a, b) }
     }
 
     #[inline(always)]
     fn and_not(self, a: __m256i, b: __m256i) -> __m256i {
-        // SAFETY: the Vaes token proves AVX2.
+        // SAFETY: the Ymm token proves AVX2.
         unsafe { _mm256_andnot_si256(a, b) }
     }
 
     #[inline(always)]
     fn add32(self, a: __m256i, b: __m256i) -> __m256i {
-        // SAFETY: the Vaes token proves AVX2.
+        // SAFETY: the Ymm token proves AVX2.
         unsafe { _mm256_add_epi32(a, b) }
     }
 
     #[inline(always)]
     fn shuffle_bytes(self, a: __m256i, indices: __m256i) -> __m256i {
-        // SAFETY: the Vaes token proves AVX2.
+        // SAFETY: the Ymm token proves AVX2.
         unsafe { _mm256_shuffle_epi8(a, indices) }
     }
 
     #[inline(always)]
     fn swap_halves(self, a: __m256i) -> __m256i {
-        // SAFETY: the Vaes token proves AVX2.
+        // SAFETY: the Ymm token proves AVX2.
         unsafe { _mm256_shuffle_epi32::<0x4E>(a) }
     }
 
     #[inline(always)]
     fn low_halves(self, low: __m256i, high: __m256i) -> __m256i {
-        // SAFETY: the Vaes token proves AVX2.
+        // SAFETY: the Ymm token proves AVX2.
         unsafe { _mm256_unpacklo_epi64(low, high) }
     }
 
     #[inline(always)]
     fn shift_bytes_up<const BYTES: i32>(self, a: __m256i) -> __m256i {
-        // SAFETY: the Vaes token proves AVX2.
+        // SAFETY: the Ymm token proves AVX2.
         unsafe { _mm256_bslli_epi128::<BYTES>(a) }
     }
 
     #[inline(always)]
     fn broadcast_word_3(self, a: __m256i) -> __m256i {
-        // SAFETY: the Vaes token proves AVX2.
+        // SAFETY: the Ymm token proves AVX2.
         unsafe { _mm256_shuffle_epi32::<0xff>(a) }
     }
 
     #[inline(always)]
     fn aesenc(self, state: __m256i, key: __m256i) -> __m256i {
-        // SAFETY: the Vaes token proves VAES and AVX.
+        // SAFETY: the Ymm token proves VAES and AVX.
         unsafe { _mm256_aesenc_epi128(state, key) }
     }
 
     #[inline(always)]
     fn aesenclast(self, state: __m256i, key: __m256i) -> __m256i {
-        // SAFETY: the Vaes token proves VAES and AVX.
+        // SAFETY: the Ymm token proves VAES and AVX.
         unsafe { _mm256_aesenclast_epi128(state, key) }
     }
 
     #[inline(always)]
     fn aesdec(self, state: __m256i, key: __m256i) -> __m256i {
-        // SAFETY: the Vaes token proves VAES and AVX.
+        // SAFETY: the Ymm token proves VAES and AVX.
         unsafe { _mm256_aesdec_epi128(state, key) }
     }
 
     #[inline(always)]
     fn aesdeclast(self, state: __m256i, key: __m256i) -> __m256i {
-        // SAFETY: the Vaes token proves VAES and AVX.
+        // SAFETY: the Ymm token proves VAES and AVX.
         unsafe { _mm256_aesdeclast_epi128(state, key) }
     }
 
     #[inline(always)]
     fn inv_mix_columns(self, key: __m256i) -> __m256i {
         // AESIMC has no 256-bit form: each half on its own.
-        let narrow = Vaes::aesni(self);
+        let narrow = self.aesni();
         self.gather(|i| narrow.inv_mix_columns(self.block(key, i)))
     }
 
     #[inline(always)]
     fn pin(self, reg: &mut __m256i) {
-        // SAFETY: the Vaes token proves AVX.
+        // SAFETY: the Ymm token proves AVX.
         unsafe { pin_ymm(reg) }
     }
 
     #[inline(always)]
     fn clmul<const SELECT: i32>(self, a: __m256i, b: __m256i) -> __m256i {
-        // SAFETY: the Vaes token proves VPCLMULQDQ and AVX.
+        // SAFETY: the Ymm token proves VPCLMULQDQ and AVX.
         unsafe { _mm256_clmulepi64_epi128::<SELECT>(a, b) }
     }
 }
@@ -410,6 +444,7 @@ impl Tier for Vaes {
 impl Tier for Avx512 {
     type Reg = __m512i;
     type Bytes = [u8; 64];
+    type Single = Xmm<true>;
     const BLOCKS: usize = 4;
     const HASH_LAG: usize = 1;
     const GCM_NARROW_BLOCKS: usize = <Aesni as Tier>::POWERS;
@@ -429,6 +464,11 @@ impl Tier for Avx512 {
     #[inline(always)]
     fn token(self) -> TierToken {
         TierToken::Avx512(self)
+    }
+
+    #[inline(always)]
+    fn single(self) -> Xmm<true> {
+        self.xmm()
     }
 
     #[inline(always)]
@@ -680,6 +720,16 @@ macro_rules! per_tier {
             #[target_feature(
                 enable = "aes,pclmulqdq,ssse3,sse4.1,avx,avx2,vaes,vpclmulqdq,avx512f,avx512bw,avx512vl"
             )]
+            fn vaes_masked <$($generics)*> (
+                width: $crate::cpu::x86::VaesMasked,
+                $($arg: $arg_ty),*
+            ) $($ret)* {
+                $kernel::<$crate::cpu::x86::VaesMasked, $($params)*>(width, $($arg),*)
+            }
+            #[inline(never)]
+            #[target_feature(
+                enable = "aes,pclmulqdq,ssse3,sse4.1,avx,avx2,vaes,vpclmulqdq,avx512f,avx512bw,avx512vl"
+            )]
             fn avx512 <$($generics)*> (
                 width: $crate::cpu::x86::Avx512,
                 $($arg: $arg_ty),*
@@ -703,6 +753,10 @@ macro_rules! per_tier {
                 // SAFETY: the token proves the CPU has the features `vaes` enables.
                 $crate::cpu::TierToken::Vaes(width) => unsafe {
                     vaes::<$($params)*>(width, $($arg),*)
+                },
+                // SAFETY: the token proves the CPU has the features `vaes_masked` enables.
+                $crate::cpu::TierToken::VaesMasked(width) => unsafe {
+                    vaes_masked::<$($params)*>(width, $($arg),*)
                 },
                 // SAFETY: the token proves the CPU has the features `avx512` enables.
                 $crate::cpu::TierToken::Avx512(width) => unsafe {
