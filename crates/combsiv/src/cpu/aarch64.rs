@@ -21,8 +21,6 @@ pub(crate) mod tiers;
 
 use core::arch::aarch64::*;
 
-use zeroize::Zeroize;
-
 pub(crate) use tiers::per_tier;
 
 use crate::cpu::Backend;
@@ -152,28 +150,6 @@ pub(crate) fn store_block(value: uint8x16_t) -> [u8; 16] {
 #[inline(always)]
 pub(crate) fn block_from(value: u128) -> uint8x16_t {
     load_block(&value.to_le_bytes())
-}
-
-/// The partial last block of `data` (its last `data.len() % 16` bytes, 1 to 15) as the low
-/// bytes of a block, the rest zero. No byte outside `data` is read.
-#[inline(always)]
-pub(crate) fn load_last_partial(_: Armv8, data: &[u8]) -> uint8x16_t {
-    let partial = data.len() % 16;
-    let mut block = [0u8; 16];
-    block[..partial].copy_from_slice(&data[data.len() - partial..]);
-    let value = load_block(&block);
-    block.zeroize();
-    value
-}
-
-/// Writes the low `data.len() % 16` bytes of `block` as the partial last block of `data`.
-#[inline(always)]
-pub(crate) fn store_last_partial(_: Armv8, block: uint8x16_t, data: &mut [u8]) {
-    let partial = data.len() % 16;
-    let len = data.len();
-    let mut bytes = store_block(block);
-    data[len - partial..].copy_from_slice(&bytes[..partial]);
-    bytes.zeroize();
 }
 
 #[cfg(all(test, feature = "std"))]

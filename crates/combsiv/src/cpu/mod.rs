@@ -9,6 +9,8 @@
 #[cfg(target_arch = "aarch64")]
 pub(crate) mod aarch64;
 #[cfg(vector_tiers)]
+mod partial;
+#[cfg(vector_tiers)]
 mod tier;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86;

@@ -13,7 +13,8 @@
 //! and short messages run there whatever the tier, and each tier reaches it through
 //! [`Tier::narrow`]. What is architecture-specific lives in `cpu/<arch>`: the token types,
 //! detection, the implementations of this trait, the `#[target_feature]` instantiation, and
-//! the loads and stores of single and partial blocks.
+//! the loads and stores of single blocks; `cpu/partial.rs` reads and writes partial blocks
+//! on any one-block tier.
 //!
 //! The methods take `self`, the zero-sized proof that the CPU has the instructions, which is
 //! what makes them safe to call. They are `#[inline(always)]` so that they dissolve into the
@@ -89,16 +90,15 @@ pub(crate) trait Tier: Copy {
     fn store_blocks(self, reg: Self::Reg, blocks: &mut [Block], first: usize);
     /// The partial last block of `data` (its last `data.len() % 16` bytes, 1 to 15 of them)
     /// as the low bytes of a block, the rest zero, as [`single`](Self::single) reads it: the
-    /// one-block tiers (`Single = Self`) implement it, from the architecture's
-    /// `load_last_partial` or a faster way.
+    /// one-block tiers (`Single = Self`) implement it, with `cpu/partial.rs` or a faster
+    /// way.
     #[inline(always)]
     fn load_last_partial(self, data: &[u8]) -> Block {
         self.single().load_last_partial(data)
     }
     /// Writes the low `data.len() % 16` bytes of `block` as the partial last block of `data`,
-    /// whose earlier bytes must already hold their final values (see the architecture's
-    /// `store_last_partial`), as [`single`](Self::single) writes it; the one-block tiers
-    /// implement it.
+    /// whose earlier bytes must already hold their final values (see `cpu/partial.rs`), as
+    /// [`single`](Self::single) writes it; the one-block tiers implement it.
     #[inline(always)]
     fn store_last_partial(self, block: Block, data: &mut [u8]) {
         self.single().store_last_partial(block, data);

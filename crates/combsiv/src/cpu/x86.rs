@@ -336,60 +336,12 @@ pub(crate) fn load_block(bytes: &[u8; 16]) -> core::arch::x86_64::__m128i {
     unsafe { core::arch::x86_64::_mm_loadu_si128(bytes.as_ptr().cast()) }
 }
 
-/// The partial last block of `data` (its last `data.len() % 16` bytes, 1 to 15 of them) as
-/// the low bytes of a block, the rest zero.
-///
-/// Partial blocks come in every length, so code that branches on the length's bits
-/// mispredicts on a mix of message sizes. When `data` holds a whole block before the partial
-/// one, this is one overlapping 16-byte load of its last 16 bytes and a shuffle whose mask is
-/// picked by the (public) length. Either way no byte outside `data` is read.
-#[inline(always)]
-pub(crate) fn load_last_partial(aesni: Aesni, data: &[u8]) -> core::arch::x86_64::__m128i {
-    let partial = data.len() % 16;
-    match data.last_chunk::<16>() {
-        // Byte i of the result is byte 16 - partial + i of the last 16, or zero past `partial`.
-        Some(last) => aesni.shuffle_bytes(load_block(last), slide(32 - partial)),
-        None => load_partial(data),
-    }
-}
-
-/// Writes the low `data.len() % 16` bytes of `block` as the partial last block of `data`,
-/// whose earlier bytes must already hold their final values: where `data` holds a whole block
-/// before the partial one, as one overlapping 16-byte store of the last 16 bytes, the block
-/// before the partial one rewritten with what it holds (see [`load_last_partial`]).
-#[inline(always)]
-pub(crate) fn store_last_partial(
-    aesni: Aesni,
-    block: core::arch::x86_64::__m128i,
-    data: &mut [u8],
-) {
-    let partial = data.len() % 16;
-    let len = data.len();
-    if len >= 16 {
-        let whole = len - partial;
-        let Some(previous) = data[..whole].last_chunk::<16>() else {
-            unreachable!("a partial block after a whole one: at least 16 bytes before it");
-        };
-        let previous = load_block(previous);
-        // Bytes 0..16 - partial: the previous block's bytes partial..16; then `block`'s.
-        let combined = aesni.or(
-            aesni.shuffle_bytes(previous, slide(16 + partial)),
-            aesni.shuffle_bytes(block, slide(partial)),
-        );
-        let Some(last) = data.last_chunk_mut::<16>() else {
-            unreachable!("len >= 16");
-        };
-        *last = store_block(combined);
-    } else {
-        store_partial(block, data);
-    }
-}
-
-/// [`load_last_partial`] on a CPU with AVX-512: one load of the partial block's bytes under a
-/// byte mask (VMOVDQU8 with zeroing) at every length, no branch and no shuffle. With it, AVX-512
-/// keys sealed messages of 1 to 47 bytes with 0 to 12 bytes of AAD, where [`load_partial`]
-/// branches on the length's bits, in 0.85x the time (Zen 5); at 1500 bytes and on the
-/// Internet mix, whose pieces all exceed a block, the masked moves alone measured 0.98-1.02x.
+/// [`load_last_partial`](crate::cpu::partial::load_last_partial) on a CPU with AVX-512: one load of the partial block's bytes
+/// under a byte mask (VMOVDQU8 with zeroing) at every length, no branch and no shuffle. With
+/// it, AVX-512 keys sealed messages of 1 to 47 bytes with 0 to 12 bytes of AAD, where the
+/// unmasked code branches on the length's bits, in 0.85x the time (Zen 5); at 1500 bytes and
+/// on the Internet mix, whose pieces all exceed a block, the masked moves alone measured
+/// 0.98-1.02x.
 #[inline(always)]
 pub(crate) fn load_last_partial_masked(_: Avx512, data: &[u8]) -> core::arch::x86_64::__m128i {
     let start = data.len() - data.len() % 16;
@@ -399,8 +351,8 @@ pub(crate) fn load_last_partial_masked(_: Avx512, data: &[u8]) -> core::arch::x8
     unsafe { core::arch::x86_64::_mm_maskz_loadu_epi8(mask, data[start..].as_ptr().cast()) }
 }
 
-/// [`store_last_partial`] on a CPU with AVX-512: one store of the partial block's bytes under a
-/// byte mask (see [`load_last_partial_masked`]).
+/// [`store_last_partial`](crate::cpu::partial::store_last_partial) on a CPU with AVX-512: one store of the partial block's
+/// bytes under a byte mask (see [`load_last_partial_masked`]).
 #[inline(always)]
 pub(crate) fn store_last_partial_masked(
     _: Avx512,
@@ -419,79 +371,6 @@ pub(crate) fn store_last_partial_masked(
 #[inline(always)]
 fn partial_mask(len: usize) -> u16 {
     ((1u32 << (len % 16)) - 1) as u16
-}
-
-/// PSHUFB masks that move bytes within a block: `slide(n)` is bytes n..n + 16 of
-/// `0x80 x 16, 0, 1, ..., 15, 0x80 x 16` (0x80 selects zero).
-#[inline(always)]
-fn slide(start: usize) -> core::arch::x86_64::__m128i {
-    const SLIDE: [u8; 48] = {
-        let mut table = [0x80u8; 48];
-        let mut i = 0;
-        while i < 16 {
-            table[16 + i] = i as u8;
-            i += 1;
-        }
-        table
-    };
-    let Some(mask) = SLIDE.get(start..).and_then(<[u8]>::first_chunk::<16>) else {
-        unreachable!("slide({start}) is outside 0..=32");
-    };
-    load_block(mask)
-}
-
-/// Fewer than 16 `bytes` as the low bytes of a block, the rest zero: for data shorter than a
-/// block. Read in two overlapping pieces of 8 or 4 bytes (the first and the last), or for 1 to
-/// 3 bytes the first, middle and last byte, so that the (public) length picks one of three
-/// paths in two branches; reading 8-, 4-, 2- and 1-byte pieces as the length's bits say took
-/// four, which mispredict on a mix of lengths.
-#[inline(always)]
-fn load_partial(bytes: &[u8]) -> core::arch::x86_64::__m128i {
-    let len = bytes.len();
-    // The overlapping bytes of two pieces are the same bytes: OR combines them.
-    let value = if let (Some(first), Some(last)) = (bytes.first_chunk(), bytes.last_chunk()) {
-        u128::from(u64::from_le_bytes(*first))
-            | u128::from(u64::from_le_bytes(*last)) << (8 * (len - 8))
-    } else if let (Some(first), Some(last)) = (bytes.first_chunk(), bytes.last_chunk()) {
-        u128::from(u32::from_le_bytes(*first))
-            | u128::from(u32::from_le_bytes(*last)) << (8 * (len - 4))
-    } else if let (Some(&first), Some(&last)) = (bytes.first(), bytes.last()) {
-        let middle = bytes[len / 2];
-        u128::from(first)
-            | u128::from(middle) << (8 * (len / 2))
-            | u128::from(last) << (8 * (len - 1))
-    } else {
-        0
-    };
-    block_from(value)
-}
-
-/// Writes the low `out.len()` (fewer than 16) bytes of `block` to `out`, in the pieces
-/// [`load_partial`] reads (overlapping pieces write the same bytes twice).
-#[inline(always)]
-fn store_partial(block: core::arch::x86_64::__m128i, out: &mut [u8]) {
-    let value = u128::from_le_bytes(store_block(block));
-    let len = out.len();
-    let from = |offset: usize| value >> (8 * offset);
-    if len >= 8 {
-        if let Some(first) = out.first_chunk_mut() {
-            *first = (value as u64).to_le_bytes();
-        }
-        if let Some(last) = out.last_chunk_mut() {
-            *last = (from(len - 8) as u64).to_le_bytes();
-        }
-    } else if len >= 4 {
-        if let Some(first) = out.first_chunk_mut() {
-            *first = (value as u32).to_le_bytes();
-        }
-        if let Some(last) = out.last_chunk_mut() {
-            *last = (from(len - 4) as u32).to_le_bytes();
-        }
-    } else if len > 0 {
-        out[0] = value as u8;
-        out[len / 2] = from(len / 2) as u8;
-        out[len - 1] = from(len - 1) as u8;
-    }
 }
 
 /// A 128-bit constant: bit i of `value` is bit i of the block (byte i is bits 8i..8i+8).
@@ -515,24 +394,7 @@ pub(crate) fn store_block(value: core::arch::x86_64::__m128i) -> [u8; 16] {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The pieces of a block shorter than 16 bytes give the bytes zero-padded, and write
-    /// exactly them, at every length.
-    #[test]
-    fn short_partial_blocks_are_the_bytes_zero_padded() {
-        let bytes: [u8; 15] = core::array::from_fn(|i| 0xA0 + i as u8);
-        let block: [u8; 16] = core::array::from_fn(|i| 0x10 + i as u8);
-        for len in 0..16 {
-            let mut padded = [0u8; 16];
-            padded[..len].copy_from_slice(&bytes[..len]);
-            assert_eq!(store_block(load_partial(&bytes[..len])), padded, "{len}");
-            let mut out = [0x55u8; 16];
-            store_partial(load_block(&block), &mut out[..len]);
-            let mut expected = [0x55u8; 16];
-            expected[..len].copy_from_slice(&block[..len]);
-            assert_eq!(out, expected, "{len}");
-        }
-    }
+    use crate::cpu::partial;
 
     /// The masked loads and stores of a partial block give what the overlapping and
     /// piecewise ones give, at every partial length within three blocks, and write no byte
@@ -547,10 +409,11 @@ mod tests {
         for len in (1..48).filter(|len| len % 16 != 0) {
             let data = &bytes[..len];
             let loaded = store_block(load_last_partial_masked(avx512, data));
-            assert_eq!(loaded, store_block(load_last_partial(aesni, data)), "{len}");
+            let unmasked = store_block(partial::load_last_partial(aesni, data));
+            assert_eq!(loaded, unmasked, "{len}");
             let (mut masked, mut unmasked) = ([0x55u8; 64], [0x55u8; 64]);
             store_last_partial_masked(avx512, block, &mut masked[..len]);
-            store_last_partial(aesni, block, &mut unmasked[..len]);
+            partial::store_last_partial(aesni, block, &mut unmasked[..len]);
             assert_eq!(masked, unmasked, "{len}");
         }
     }

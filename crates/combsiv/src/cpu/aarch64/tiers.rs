@@ -21,9 +21,9 @@
 use core::arch::aarch64::*;
 
 use super::{Armv8, Neon};
-use crate::cpu::Tier;
 #[cfg(feature = "alloc")]
 use crate::cpu::TierToken;
+use crate::cpu::{Tier, partial};
 
 /// Reinterprets 16 bytes as two 64-bit lanes.
 #[inline(always)]
@@ -213,12 +213,12 @@ impl<const EOR3: bool> Tier for Neon<EOR3> {
 
     #[inline(always)]
     fn load_last_partial(self, data: &[u8]) -> uint8x16_t {
-        super::load_last_partial(self.narrow(), data)
+        partial::load_last_partial(self, data)
     }
 
     #[inline(always)]
     fn store_last_partial(self, block: uint8x16_t, data: &mut [u8]) {
-        super::store_last_partial(self.narrow(), block, data);
+        partial::store_last_partial(self, block, data);
     }
 
     #[inline(always)]

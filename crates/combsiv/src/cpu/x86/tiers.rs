@@ -15,9 +15,9 @@ use core::arch::x86_64::*;
 
 use super::MAX_BATCH_GROUP_BLOCKS;
 use super::{Aesni, Avx512, Vaes, Xmm, Ymm};
-use crate::cpu::Tier;
 #[cfg(feature = "alloc")]
 use crate::cpu::TierToken;
+use crate::cpu::{Tier, partial};
 
 /// GCM-SIV's short path, both tiers: up to three chunks of eight powers. Each further chunk
 /// costs one more multiplication and reduction in the chain; the table path, which longer
@@ -66,7 +66,7 @@ impl<const MASKED: bool> Tier for Xmm<MASKED> {
     fn load_last_partial(self, data: &[u8]) -> __m128i {
         match self.avx512() {
             Some(avx512) => super::load_last_partial_masked(avx512, data),
-            None => super::load_last_partial(self.narrow(), data),
+            None => partial::load_last_partial(self.narrow(), data),
         }
     }
 
@@ -74,7 +74,7 @@ impl<const MASKED: bool> Tier for Xmm<MASKED> {
     fn store_last_partial(self, block: __m128i, data: &mut [u8]) {
         match self.avx512() {
             Some(avx512) => super::store_last_partial_masked(avx512, block, data),
-            None => super::store_last_partial(self.narrow(), block, data),
+            None => partial::store_last_partial(self.narrow(), block, data),
         }
     }
 
