@@ -45,7 +45,9 @@ pub(crate) const MAX_BATCH_GROUP_BLOCKS: usize = 64;
 use core::arch::x86_64::{__cpuid, __cpuid_count, _xgetbv};
 use core::sync::atomic::{AtomicU8, Ordering};
 
-use crate::cpu::{Backend, Kernel, Tier};
+#[cfg(feature = "alloc")]
+use crate::cpu::Tier;
+use crate::cpu::{Backend, Kernel};
 
 const DETECTED: u8 = 1;
 const HAS_AESNI: u8 = 2;
