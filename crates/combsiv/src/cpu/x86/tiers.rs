@@ -160,7 +160,7 @@ impl<const MASKED: bool> Tier for Xmm<MASKED> {
 
     #[inline(always)]
     fn shuffle_bytes(self, a: __m128i, indices: __m128i) -> __m128i {
-        // SAFETY: the Aesni token proves SSSE3.
+        // SAFETY: the Xmm token proves SSSE3.
         unsafe { _mm_shuffle_epi8(a, indices) }
     }
 
@@ -190,31 +190,31 @@ impl<const MASKED: bool> Tier for Xmm<MASKED> {
 
     #[inline(always)]
     fn aesenc(self, state: __m128i, key: __m128i) -> __m128i {
-        // SAFETY: the Aesni token proves AES-NI.
+        // SAFETY: the Xmm token proves AES-NI.
         unsafe { _mm_aesenc_si128(state, key) }
     }
 
     #[inline(always)]
     fn aesenclast(self, state: __m128i, key: __m128i) -> __m128i {
-        // SAFETY: the Aesni token proves AES-NI.
+        // SAFETY: the Xmm token proves AES-NI.
         unsafe { _mm_aesenclast_si128(state, key) }
     }
 
     #[inline(always)]
     fn aesdec(self, state: __m128i, key: __m128i) -> __m128i {
-        // SAFETY: the Aesni token proves AES-NI.
+        // SAFETY: the Xmm token proves AES-NI.
         unsafe { _mm_aesdec_si128(state, key) }
     }
 
     #[inline(always)]
     fn aesdeclast(self, state: __m128i, key: __m128i) -> __m128i {
-        // SAFETY: the Aesni token proves AES-NI.
+        // SAFETY: the Xmm token proves AES-NI.
         unsafe { _mm_aesdeclast_si128(state, key) }
     }
 
     #[inline(always)]
     fn inv_mix_columns(self, key: __m128i) -> __m128i {
-        // SAFETY: the Aesni token proves AES-NI.
+        // SAFETY: the Xmm token proves AES-NI.
         unsafe { _mm_aesimc_si128(key) }
     }
 
@@ -225,7 +225,7 @@ impl<const MASKED: bool> Tier for Xmm<MASKED> {
 
     #[inline(always)]
     fn clmul<const SELECT: i32>(self, a: __m128i, b: __m128i) -> __m128i {
-        // SAFETY: the Aesni token proves PCLMULQDQ.
+        // SAFETY: the Xmm token proves PCLMULQDQ.
         unsafe { _mm_clmulepi64_si128::<SELECT>(a, b) }
     }
 }
