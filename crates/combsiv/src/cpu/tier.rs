@@ -130,6 +130,10 @@ pub(crate) trait Tier: Copy {
     fn shift_bytes_up<const BYTES: i32>(self, a: Self::Reg) -> Self::Reg;
     /// Word 3 of each block in all four of its words.
     fn broadcast_word_3(self, a: Self::Reg) -> Self::Reg;
+    /// Transposes, block by block, the 4x4 matrix of 32-bit words that the four registers'
+    /// block i form: word c of block i of register j becomes word j of block i of register c.
+    #[cfg(feature = "alloc")]
+    fn transpose_words(self, rows: [Self::Reg; 4]) -> [Self::Reg; 4];
 
     /// One AES round (FIPS 197: ShiftRows, SubBytes, MixColumns, AddRoundKey) on each block.
     fn aesenc(self, state: Self::Reg, key: Self::Reg) -> Self::Reg;

@@ -10,7 +10,7 @@ use super::super::kernels::{length_block, nonce_value, top_bit};
 use super::super::{check_tag, open_or_wipe};
 use super::hashed_blocks;
 use crate::aead::gcm_siv::SivJob;
-use crate::aes::kernels::{encrypt, first_round_keys, for_each_middle_round, round_key};
+use crate::aes::kernels::{SlicedExpansion, encrypt, first_round_keys, for_each_middle_round};
 use crate::cpu::{
     BATCH_GROUP, Block, MAX_BATCH_GROUP_BLOCKS, MAX_BLOCKS, Tier, block_from, load_block,
     store_block,
@@ -241,7 +241,7 @@ fn record_keys<W: Tier, const ROUNDS: usize>(
     jobs: &[SivJob<'_>],
     group: &[Member],
     scratch: &mut GroupScratch<W>,
-) -> ([W::Reg; GROUP], [W::Reg; GROUP], Expansion<ROUNDS>) {
+) -> ([W::Reg; GROUP], [W::Reg; GROUP], Expansion<W, ROUNDS>) {
     let nonces = per_register(width, |lane| {
         block_from(nonce_value(&jobs[group[lane].job].nonce))
     });
@@ -268,23 +268,35 @@ fn record_keys<W: Tier, const ROUNDS: usize>(
     let [authentication, low, high] = halves;
     let high = (ROUNDS == 14).then_some(high);
     let next = first_round_keys(low, high, &mut scratch.encryption);
+    let sliced = SlicedExpansion::new(width, low, high);
     halves.zeroize();
-    (nonces, authentication, Expansion { next })
+    (nonces, authentication, Expansion { sliced, next })
 }
 
 /// The round keys of a group's record encryption keys still to expand: from `next` to
-/// `ROUNDS`.
-struct Expansion<const ROUNDS: usize> {
+/// `ROUNDS`, the four registers of keys at once.
+struct Expansion<W: Tier, const ROUNDS: usize> {
+    sliced: SlicedExpansion<W>,
     next: usize,
 }
 
-impl<const ROUNDS: usize> Expansion<ROUNDS> {
+const _: () = assert!(
+    GROUP == 4,
+    "the expansion is sliced across four registers of keys"
+);
+
+impl<W: Tier, const ROUNDS: usize> Expansion<W, ROUNDS> {
     /// Expands the next `steps` round keys of every lane, or as many as remain.
     #[inline(always)]
-    fn run<W: Tier>(&mut self, width: W, keys: &mut [[W::Reg; 15]; GROUP], steps: usize) {
+    fn run(&mut self, width: W, keys: &mut [[W::Reg; 15]; GROUP], steps: usize) {
         let end = (self.next + steps).min(ROUNDS + 1);
-        for index in self.next..end {
-            round_key(width, ROUNDS == 14, index, keys);
+        // From at least 1 (as `next` always is): with `end` at most ROUNDS + 1 that bounds
+        // the Rcon index, and LLVM drops its check from every step.
+        for index in self.next.max(1)..end {
+            let round_keys = self.sliced.next(width, ROUNDS == 14, index);
+            for (keys, round_key) in keys.iter_mut().zip(round_keys) {
+                keys[index] = round_key;
+            }
         }
         self.next = end;
     }
@@ -352,7 +364,7 @@ fn polyval_rows<W: Tier, const ROUNDS: usize>(
     h: &[W::Reg; GROUP],
     scratch: &mut GroupScratch<W>,
     first_row: usize,
-    mut expansion: Expansion<ROUNDS>,
+    mut expansion: Expansion<W, ROUNDS>,
 ) -> [W::Reg; GROUP] {
     let rows = &scratch.rows[first_row..];
     let mut karatsuba = [width.zero(); GROUP];

@@ -12,12 +12,12 @@
 //! How: a group is [`GROUP`] registers of messages, one message per block (4 messages on
 //! AES-NI, 8 with VAES, two per YMM register), and every step runs on all of them, step by
 //! step: the derivation blocks of the whole group as one batch under the key-generating key,
-//! the record keys expanded round key by round key across the group, POLYVAL by Horner's rule
-//! (one multiplication and reduction per block, the fewest instructions when latency is
-//! hidden; the single-message path builds a table of up to 16 powers per message instead, to
-//! shorten its chain; groups of more than [`HORNER_ROWS`](groups::HORNER_ROWS) rows reduce once per four rows,
-//! against three powers per lane),
-//! the tags and the counter blocks with each lane's own round keys. When sealing, the
+//! the record keys expanded round key by round key, word-sliced across the group's four
+//! registers, POLYVAL by Horner's rule (one multiplication and reduction per block, the fewest
+//! instructions when latency is hidden; the single-message path builds a table of up to 16
+//! powers per message instead, to shorten its chain; groups of more than
+//! [`HORNER_ROWS`](groups::HORNER_ROWS) rows reduce once per four rows, against three powers
+//! per lane), the tags and the counter blocks with each lane's own round keys. When sealing, the
 //! expansion runs a few round keys after each POLYVAL row: it is a latency chain (about six
 //! cycles per round key) and POLYVAL is bound by the multiplier's throughput (on Zen 3 a row
 //! of four registers is 20 multiplications, 40 cycles), and neither needs the other; one

@@ -340,6 +340,27 @@ impl<const EOR3: bool> Tier for Neon<EOR3> {
         unsafe { vreinterpretq_u8_u32(vdupq_laneq_u32::<3>(vreinterpretq_u32_u8(a))) }
     }
 
+    #[cfg(feature = "alloc")]
+    #[inline(always)]
+    fn transpose_words(self, [a, b, c, d]: [uint8x16_t; 4]) -> [uint8x16_t; 4] {
+        // SAFETY: NEON is part of the AArch64 baseline. TRN1/TRN2 on words interleave the
+        // even (odd) words of a and b, and of c and d; on doublewords, those pairs' halves.
+        unsafe {
+            let words = |a| vreinterpretq_u32_u8(a);
+            let pairs = |a| vreinterpretq_u64_u32(a);
+            let ab_even = pairs(vtrn1q_u32(words(a), words(b)));
+            let ab_odd = pairs(vtrn2q_u32(words(a), words(b)));
+            let cd_even = pairs(vtrn1q_u32(words(c), words(d)));
+            let cd_odd = pairs(vtrn2q_u32(words(c), words(d)));
+            [
+                bytes(vtrn1q_u64(ab_even, cd_even)),
+                bytes(vtrn1q_u64(ab_odd, cd_odd)),
+                bytes(vtrn2q_u64(ab_even, cd_even)),
+                bytes(vtrn2q_u64(ab_odd, cd_odd)),
+            ]
+        }
+    }
+
     #[inline(always)]
     fn aesenc(self, state: uint8x16_t, key: uint8x16_t) -> uint8x16_t {
         // SAFETY: the token proves the AES instructions.

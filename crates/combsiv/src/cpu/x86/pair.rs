@@ -134,6 +134,12 @@ impl Tier for Pair {
         each(|i| self.0.broadcast_word_3(a[i]))
     }
 
+    #[cfg(feature = "alloc")]
+    fn transpose_words(self, rows: [[__m128i; 2]; 4]) -> [[__m128i; 2]; 4] {
+        let halves = [0, 1].map(|i| self.0.transpose_words(rows.map(|row| row[i])));
+        core::array::from_fn(|j| each(|i| halves[i][j]))
+    }
+
     fn aesenc(self, state: [__m128i; 2], key: [__m128i; 2]) -> [__m128i; 2] {
         each(|i| self.0.aesenc(state[i], key[i]))
     }

@@ -188,6 +188,23 @@ impl<const MASKED: bool> Tier for Xmm<MASKED> {
         unsafe { _mm_shuffle_epi32::<0xff>(a) }
     }
 
+    #[cfg(feature = "alloc")]
+    #[inline(always)]
+    fn transpose_words(self, [a, b, c, d]: [__m128i; 4]) -> [__m128i; 4] {
+        // SAFETY: SSE2 is part of the x86-64 baseline. The unpacks interleave the low (high) words of
+        // a and b, and of c and d, then those pairs' quadwords, within each block.
+        unsafe {
+            let (ab_low, ab_high) = (_mm_unpacklo_epi32(a, b), _mm_unpackhi_epi32(a, b));
+            let (cd_low, cd_high) = (_mm_unpacklo_epi32(c, d), _mm_unpackhi_epi32(c, d));
+            [
+                _mm_unpacklo_epi64(ab_low, cd_low),
+                _mm_unpackhi_epi64(ab_low, cd_low),
+                _mm_unpacklo_epi64(ab_high, cd_high),
+                _mm_unpackhi_epi64(ab_high, cd_high),
+            ]
+        }
+    }
+
     #[inline(always)]
     fn aesenc(self, state: __m128i, key: __m128i) -> __m128i {
         // SAFETY: the Xmm token proves AES-NI.
@@ -395,6 +412,23 @@ impl<const MASKED: bool> Tier for Ymm<MASKED> {
     fn broadcast_word_3(self, a: __m256i) -> __m256i {
         // SAFETY: the Ymm token proves AVX2.
         unsafe { _mm256_shuffle_epi32::<0xff>(a) }
+    }
+
+    #[cfg(feature = "alloc")]
+    #[inline(always)]
+    fn transpose_words(self, [a, b, c, d]: [__m256i; 4]) -> [__m256i; 4] {
+        // SAFETY: the Ymm token proves AVX2. The unpacks interleave the low (high) words of
+        // a and b, and of c and d, then those pairs' quadwords, within each block.
+        unsafe {
+            let (ab_low, ab_high) = (_mm256_unpacklo_epi32(a, b), _mm256_unpackhi_epi32(a, b));
+            let (cd_low, cd_high) = (_mm256_unpacklo_epi32(c, d), _mm256_unpackhi_epi32(c, d));
+            [
+                _mm256_unpacklo_epi64(ab_low, cd_low),
+                _mm256_unpackhi_epi64(ab_low, cd_low),
+                _mm256_unpacklo_epi64(ab_high, cd_high),
+                _mm256_unpackhi_epi64(ab_high, cd_high),
+            ]
+        }
     }
 
     #[inline(always)]
@@ -613,6 +647,23 @@ impl Tier for Avx512 {
     fn broadcast_word_3(self, a: __m512i) -> __m512i {
         // SAFETY: the Avx512 token proves AVX512F.
         unsafe { _mm512_shuffle_epi32::<0xff>(a) }
+    }
+
+    #[cfg(feature = "alloc")]
+    #[inline(always)]
+    fn transpose_words(self, [a, b, c, d]: [__m512i; 4]) -> [__m512i; 4] {
+        // SAFETY: the Avx512 token proves AVX512F. The unpacks interleave the low (high) words of
+        // a and b, and of c and d, then those pairs' quadwords, within each block.
+        unsafe {
+            let (ab_low, ab_high) = (_mm512_unpacklo_epi32(a, b), _mm512_unpackhi_epi32(a, b));
+            let (cd_low, cd_high) = (_mm512_unpacklo_epi32(c, d), _mm512_unpackhi_epi32(c, d));
+            [
+                _mm512_unpacklo_epi64(ab_low, cd_low),
+                _mm512_unpackhi_epi64(ab_low, cd_low),
+                _mm512_unpacklo_epi64(ab_high, cd_high),
+                _mm512_unpackhi_epi64(ab_high, cd_high),
+            ]
+        }
     }
 
     #[inline(always)]
