@@ -31,10 +31,13 @@ type Row = [Block; MAX_LANES];
 type KeystreamRow<W> = [<W as Tier>::Reg; GROUP];
 
 /// What a group keeps in memory, allocated once per batch: zeroing it per group cost more
-/// than a group's POLYVAL. The rows are wiped after each group, which leaves them zero as the
-/// next group needs them; the rest is overwritten by each group and wiped when the batch
-/// ends. Rows and keystream are as long as the batch's longest grouped message needs: a
-/// batch of short messages neither clears nor wipes room for long ones.
+/// than a group's POLYVAL. Each group overwrites what it uses and the batch wipes it all
+/// when it ends. A lane's rows before its first must be zero, and they are without a wipe
+/// per group: the groups come in order of their messages' hashed block counts, so a lane's
+/// rows in one group (the last `blocks` rows) include every row it used in the groups
+/// before, and the rows before them were never written. Rows and keystream are as long as
+/// the batch's longest grouped message needs: a batch of short messages neither clears nor
+/// wipes room for long ones.
 pub(super) struct GroupScratch<W: Tier> {
     /// Each lane's record encryption key, expanded.
     encryption: [[W::Reg; 15]; GROUP],
@@ -52,21 +55,12 @@ impl<W: Tier> GroupScratch<W> {
             keystream: vec![[width.zero(); GROUP]; blocks.saturating_sub(1)],
         }
     }
-
-    /// Wipes the rows a group used, leaving them zero for the next one.
-    #[inline(always)]
-    fn clear_rows(&mut self, first_row: usize, lanes: usize) {
-        for row in &mut self.rows[first_row..] {
-            for block in &mut row[..lanes] {
-                block.zeroize();
-            }
-        }
-    }
 }
 
 impl<W: Tier> Drop for GroupScratch<W> {
     fn drop(&mut self) {
         self.encryption.zeroize();
+        self.rows.zeroize();
         self.keystream.zeroize();
     }
 }
@@ -174,7 +168,6 @@ pub(super) fn seal_group<W: Tier, const ROUNDS: usize>(
     // multiplier's throughput), which do not depend on it.
     let s = polyval_rows(width, &authentication, scratch, first_row, expansion);
     authentication.zeroize();
-    scratch.clear_rows(first_row, group.len());
     let tags = tags_of::<W, ROUNDS>(width, &scratch.encryption, s, &nonces);
     let text_blocks = text_blocks(jobs, group);
     keystream_of::<W, ROUNDS>(width, scratch, &tags, text_blocks);
@@ -209,7 +202,6 @@ pub(super) fn open_group<W: Tier, const ROUNDS: usize>(
     let first_row = gather_rows(width, jobs, group, &mut scratch.rows);
     let s = polyval_rows(width, &authentication, scratch, first_row, expansion);
     authentication.zeroize();
-    scratch.clear_rows(first_row, group.len());
     let expected = tags_of::<W, ROUNDS>(width, &scratch.encryption, s, &nonces);
     for (lane, member) in group.iter().enumerate() {
         let job = &mut jobs[member.job];
