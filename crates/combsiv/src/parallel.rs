@@ -67,27 +67,37 @@ pub fn for_each_part<T: Send>(
     threads: usize,
     work: impl Fn(&mut [T]) + Sync,
 ) {
-    let weights: Vec<usize> = items.iter().map(|item| weight(item).max(1)).collect();
-    let total: usize = weights.iter().fold(0usize, |sum, w| sum.saturating_add(*w));
+    // Weighed twice rather than kept: most batches run on one thread, and for them a
+    // vector of weights was an allocation for nothing.
+    let weight = |item: &T| weight(item).max(1);
+    let total: usize = items
+        .iter()
+        .fold(0usize, |sum, item| sum.saturating_add(weight(item)));
     let parts = threads_for(total, threads).min(items.len()).max(1);
     if parts == 1 {
         work(items);
         return;
     }
     // The cuts: each part ends where the running weight reaches its share of the total.
-    let mut cuts = Vec::with_capacity(parts);
-    let mut rest = items;
-    let (mut start, mut done) = (0, 0usize);
+    let count = items.len();
+    let mut ends = Vec::with_capacity(parts);
+    let (mut end, mut done) = (0, 0usize);
     for part in 0..parts {
         let goal = (total as u128 * (part as u128 + 1) / parts as u128) as usize;
-        let mut end = start;
-        while end < weights.len() && (done < goal || end == start) {
-            done = done.saturating_add(weights[end]);
+        let start = end;
+        while end < count && (done < goal || end == start) {
+            done = done.saturating_add(weight(&items[end]));
             end += 1;
         }
         if part + 1 == parts {
-            end = weights.len();
+            end = count;
         }
+        ends.push(end);
+    }
+    let mut cuts = Vec::with_capacity(parts);
+    let mut rest = items;
+    let mut start = 0;
+    for end in ends {
         let (this, later) = core::mem::take(&mut rest).split_at_mut(end - start);
         rest = later;
         start = end;
