@@ -27,9 +27,6 @@ const MAX_LANES: usize = GROUP * MAX_BLOCKS;
 /// module comment), lane `g * W::BLOCKS + i` in block i of register g.
 type Row = [Block; MAX_LANES];
 
-/// A block of the group's keystream, one register per group register.
-type KeystreamRow<W> = [<W as Tier>::Reg; GROUP];
-
 /// What a group keeps in memory, allocated once per batch: zeroing it per group cost more
 /// than a group's POLYVAL. Each group overwrites what it uses and the batch wipes it all
 /// when it ends. A lane's rows before its first must be zero, and they are without a wipe
@@ -42,7 +39,10 @@ pub(super) struct GroupScratch<W: Tier> {
     /// Each lane's record encryption key, expanded.
     encryption: [[W::Reg; 15]; GROUP],
     rows: Vec<Row>,
-    keystream: Vec<KeystreamRow<W>>,
+    /// Row i: each lane's keystream block i, as the rows' lanes. (Blocks, not registers:
+    /// a vector of AVX-512 registers is allocated 64-byte aligned, which left glibc's
+    /// allocator a fragment to consolidate on every batch.)
+    keystream: Vec<Row>,
 }
 
 impl<W: Tier> GroupScratch<W> {
@@ -52,7 +52,7 @@ impl<W: Tier> GroupScratch<W> {
         GroupScratch {
             encryption: [[width.zero(); 15]; GROUP],
             rows: vec![[width.narrow().zero(); MAX_LANES]; blocks],
-            keystream: vec![[width.zero(); GROUP]; blocks.saturating_sub(1)],
+            keystream: vec![[width.narrow().zero(); MAX_LANES]; blocks.saturating_sub(1)],
         }
     }
 }
@@ -492,7 +492,9 @@ fn keystream_of<W: Tier, const ROUNDS: usize>(
             *state = width.add32(counter, offset);
         }
         encrypt_each::<W, ROUNDS>(width, &scratch.encryption, &mut states);
-        *row = states;
+        for (g, state) in states.into_iter().enumerate() {
+            width.store_blocks(state, row, g * W::BLOCKS);
+        }
     }
 }
 
@@ -521,22 +523,21 @@ fn encrypt_each<W: Tier, const ROUNDS: usize>(
 
 /// XORs lane `lane`'s keystream into `data` (at most one block per keystream row).
 #[inline(always)]
-fn xor_keystream<W: Tier>(width: W, data: &mut [u8], keystream: &[KeystreamRow<W>], lane: usize) {
+fn xor_keystream<W: Tier>(width: W, data: &mut [u8], keystream: &[Row], lane: usize) {
     let narrow = width.narrow();
-    let (g, i) = (lane / W::BLOCKS, lane % W::BLOCKS);
     // A short keystream would leave plaintext in place: never silently.
     assert!(
-        keystream.len() >= data.len().div_ceil(16),
-        "a keystream row for every block"
+        keystream.len() >= data.len().div_ceil(16) && lane < MAX_LANES,
+        "a keystream row for every block, and the lane in each"
     );
     let (whole, partial) = data.as_chunks_mut::<16>();
     let (whole_count, has_partial) = (whole.len(), !partial.is_empty());
     for (block, row) in whole.iter_mut().zip(keystream) {
-        *block = store_block(narrow.xor(load_block(block), width.block(row[g], i)));
+        *block = store_block(narrow.xor(load_block(block), row[lane]));
     }
     if has_partial {
         let row = &keystream[whole_count];
         let block = width.load_last_partial(data);
-        width.store_last_partial(narrow.xor(block, width.block(row[g], i)), data);
+        width.store_last_partial(narrow.xor(block, row[lane]), data);
     }
 }
