@@ -191,8 +191,8 @@ impl<const MASKED: bool> Tier for Xmm<MASKED> {
     #[cfg(feature = "alloc")]
     #[inline(always)]
     fn transpose_words(self, [a, b, c, d]: [__m128i; 4]) -> [__m128i; 4] {
-        // SAFETY: SSE2 is part of the x86-64 baseline. The unpacks interleave the low (high) words of
-        // a and b, and of c and d, then those pairs' quadwords, within each block.
+        // SAFETY: SSE2 is part of the x86-64 baseline. The unpacks interleave the low (high)
+        // words of a and b, and of c and d, then those pairs' quadwords, within each block.
         unsafe {
             let (ab_low, ab_high) = (_mm_unpacklo_epi32(a, b), _mm_unpackhi_epi32(a, b));
             let (cd_low, cd_high) = (_mm_unpacklo_epi32(c, d), _mm_unpackhi_epi32(c, d));
