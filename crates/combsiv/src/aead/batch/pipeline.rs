@@ -147,14 +147,17 @@ fn complete<W: Tier, const ROUNDS: usize, const OPEN: bool>(
     } else {
         message.value
     };
-    let mut counter = Counter::<W, SivLayout>::new(width, counter_block(narrow, tag));
+    let counter = counter_block(narrow, tag);
     let mut buf: InOutBuf<'_, '_, u8> = (&mut *job.data).into();
     if OPEN {
         let lengths = length_block(job.aad.len(), buf.len());
         let s = ctr_and_hash_rounds::<W, SivLayout, true, ROUNDS>(
             width,
             (keys, hash_key),
-            (message.value, &mut counter),
+            (
+                message.value,
+                &mut Counter::<W, SivLayout>::new(width, counter),
+            ),
             buf.reborrow(),
             lengths,
         );
@@ -163,9 +166,11 @@ fn complete<W: Tier, const ROUNDS: usize, const OPEN: bool>(
         job.authentic = open_or_wipe(buf, |_| check_tag(&expected, &received)).is_ok();
     } else {
         #[cfg(not(target_arch = "aarch64"))]
+        let mut counter = Counter::<W, SivLayout>::new(width, counter);
+        #[cfg(not(target_arch = "aarch64"))]
         apply_keystream::<W, SivLayout, ROUNDS>(width, keys, &mut counter, buf);
         #[cfg(target_arch = "aarch64")]
-        counter_pass::<ROUNDS>(width.token(), &message.encryption, tag, buf);
+        counter_pass::<ROUNDS>(width.token(), &message.encryption, counter, buf);
     }
 }
 
@@ -200,10 +205,10 @@ fn polyval_pass_kernel<W: Tier>(
 
 #[cfg(target_arch = "aarch64")]
 per_tier! {
-    /// A long seal's counter pass from its tag.
+    /// A long seal's counter pass from its first counter block.
     fn counter_pass<const ROUNDS: usize>(
         encryption: &KeySchedule,
-        tag: Block,
+        counter: Block,
         data: InOutBuf<'_, '_, u8>,
     ) = counter_pass_kernel;
 }
@@ -213,11 +218,11 @@ per_tier! {
 fn counter_pass_kernel<W: Tier, const ROUNDS: usize>(
     width: W,
     encryption: &KeySchedule,
-    tag: Block,
+    counter: Block,
     data: InOutBuf<'_, '_, u8>,
 ) {
     let mut keys = broadcast(width, encryption);
-    let mut counter = Counter::<W, SivLayout>::new(width, counter_block(width.narrow(), tag));
+    let mut counter = Counter::<W, SivLayout>::new(width, counter);
     apply_keystream::<W, SivLayout, ROUNDS>(width, &keys, &mut counter, data);
     keys.zeroize();
 }
