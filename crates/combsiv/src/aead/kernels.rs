@@ -716,7 +716,10 @@ pub(crate) fn ctr_and_hash_rounds<
         let mut keystream = counter.next::<STRIDE>(width);
         if HASH_OUTPUT {
             // The hash reads an earlier stride's output, re-read from L1: it does not wait
-            // on this stride's AES.
+            // on this stride's AES. Each arm XORs its own keystream: after a join, the XOR
+            // could not be merged with the last round key's (AArch64's EOR3). So LLVM also
+            // gives the first HASH_LAG strides a loop of their own, and the stitched loop no
+            // test (AES-NI's AES-128-GCM seal of 8 KiB: 9 % faster on Zen 5).
             match i.checked_sub(W::HASH_LAG) {
                 Some(earlier) => {
                     s = encrypt_and_hash_stride::<W, L, ROUNDS>(
@@ -726,10 +729,13 @@ pub(crate) fn ctr_and_hash_rounds<
                         s,
                         HashedStride::InMemory(stride::<W>(data.get_out(), earlier)),
                     );
+                    xor_stride(width, &mut data, i, &keystream);
                 }
-                None => encrypt(width, keys, ROUNDS, &mut keystream),
+                None => {
+                    encrypt(width, keys, ROUNDS, &mut keystream);
+                    xor_stride(width, &mut data, i, &keystream);
+                }
             }
-            xor_stride(width, &mut data, i, &keystream);
         } else {
             // The input is fetched once: the hash and the XOR read the same registers, so
             // that bytes another thread changes meanwhile cannot be decrypted unhashed.
