@@ -46,8 +46,9 @@ use crate::cpu::{
     Block, MAX_BLOCKS, Narrow, STRIDE, Tier, block_from, load_block, per_tier, store_block,
 };
 use crate::field::kernels::{
-    PowerTable, Sums, absorb_each, absorb_padded, absorb_stride, accumulate, dot, fill_powers,
-    hashed_register, karatsuba_input, mul, reduce, reduce_and_fold, square,
+    PowerTable, StrideInMemory, Sums, absorb_each, absorb_padded, absorb_stride, accumulate, dot,
+    fill_powers, hashed_register, karatsuba_input, mul, reduce, reduce_and_fold, square,
+    stride_register,
 };
 use crate::layout::{Layout, SivLayout};
 
@@ -615,19 +616,24 @@ fn ctr_and_hash_at<W: Tier, L: Layout>(
 }
 
 /// The stride a stitched iteration hashes: in memory, each register loaded just before its
-/// multiplication (an output already written), or already in registers (an input, fetched
-/// once for the hash and the XOR).
+/// multiplication (an output already written; with the same bytes from 8 bytes on where
+/// [`Tier::HASH_OUTPUT_SHIFTED`]), or already in registers (an input, fetched once for the
+/// hash and the XOR).
 enum HashedStride<'a, W: Tier> {
-    InMemory(&'a [W::Bytes; STRIDE]),
+    InMemory(StrideInMemory<'a, W>),
     Loaded(&'a [W::Reg; STRIDE]),
 }
 
 impl<W: Tier> HashedStride<'_, W> {
+    /// Register `j` as POLYVAL reads it, with `s` added to its first block, and its
+    /// Karatsuba middle input.
     #[inline(always)]
-    fn register(&self, width: W, j: usize) -> W::Reg {
+    fn register<L: Layout>(&self, width: W, j: usize, s: Option<Block>) -> (W::Reg, W::Reg) {
         match self {
-            HashedStride::InMemory(bytes) => width.load(&bytes[j]),
-            HashedStride::Loaded(registers) => registers[j],
+            HashedStride::InMemory(stride) => stride_register::<W, L>(width, *stride, j, s),
+            HashedStride::Loaded(registers) => {
+                karatsuba_input(width, hashed_register::<W, L>(width, registers[j], s))
+            }
         }
     }
 }
@@ -657,15 +663,8 @@ fn encrypt_and_hash_stride<W: Tier, L: Layout, const ROUNDS: usize>(
         ($j:expr) => {{
             let j: usize = $j;
             round(keystream, keys[j + 1]);
-            let x =
-                hashed_register::<W, L>(width, hashed.register(width, j), (j == 0).then_some(s));
-            accumulate(
-                width,
-                hash_key,
-                &mut sums,
-                (W::POWERS, j),
-                karatsuba_input(width, x),
-            );
+            let x = hashed.register::<L>(width, j, (j == 0).then_some(s));
+            accumulate(width, hash_key, &mut sums, (W::POWERS, j), x);
         }};
     }
     if W::UNROLL_ROUNDS {
@@ -727,7 +726,7 @@ pub(crate) fn ctr_and_hash_rounds<
                         (keys, hash_key),
                         &mut keystream,
                         s,
-                        HashedStride::InMemory(stride::<W>(data.get_out(), earlier)),
+                        HashedStride::InMemory(earlier_stride::<W>(data.get_out(), earlier)),
                     );
                     xor_stride(width, &mut data, i, &keystream);
                 }
@@ -767,6 +766,14 @@ pub(crate) fn ctr_and_hash_rounds<
     } else {
         hash_then_xor_tail::<W, L, ROUNDS>(width, (keys, hash_key), (s, counter), data, body, last)
     }
+}
+
+/// Stride `i` of `output`, which a later stride follows, as the stitched loops hash it: with
+/// the same stride from 8 bytes on where [`Tier::HASH_OUTPUT_SHIFTED`].
+#[inline(always)]
+fn earlier_stride<W: Tier>(output: &[u8], i: usize) -> StrideInMemory<'_, W> {
+    let shifted = W::HASH_OUTPUT_SHIFTED.then(|| stride::<W>(&output[8..], i));
+    (stride::<W>(output, i), shifted)
 }
 
 /// Blocks [`hash_then_xor_tail`] holds: up to a stride of the widest tier, the block `last`,

@@ -41,6 +41,13 @@ pub(crate) trait Tier: Copy {
     /// output of stride i exists only after its last AES round, so hashing it at once would
     /// stall the multiplies behind that latency.
     const HASH_LAG: usize;
+    /// Whether those stitched loops also read the earlier stride from 8 bytes on, for
+    /// Karatsuba's middle inputs without a shuffle (`field::kernels::StrideInMemory`). On
+    /// AArch64 LLVM reads only the 8 bytes it needs, inside one block's store, and the
+    /// shuffle it saves is a SIMD instruction: 8 per stride of the GCM-SIV open. x86's
+    /// 16-byte load spans two stores (AES-NI's AES-128-GCM-SIV open of 64 KiB ran about 6 %
+    /// slower on Zen 5 so).
+    const HASH_OUTPUT_SHIFTED: bool;
     /// AES-GCM messages of at most this many blocks run on the narrow tier: a message of one
     /// narrow stride or less gains nothing from wide registers, whose broadcasts and
     /// cross-block folds only add latency. 0 on the narrow tier itself.

@@ -330,10 +330,10 @@ pub(crate) fn hashed_register<W: Tier, L: Layout>(width: W, x: W::Reg, s: Option
 /// of the first's block, so one XOR gives Karatsuba's middle input, where [`karatsuba_input`]
 /// swaps halves first. That shuffle, like every 512-bit multiply and cross-block move on
 /// Sapphire Rapids, runs on port 5, which bounds the POLYVAL pass there. Used only in
-/// POLYVAL's order (GHASH reverses each block's bytes first), and only on bytes not written
-/// just before: a load across two stores still in the store buffer waits for both to reach
-/// the cache (the stitched open hashes its output a stride behind: read so, AES-NI's
-/// AES-128-GCM-SIV open of 64 KiB ran about 6 % slower on Zen 5).
+/// POLYVAL's order (GHASH reverses each block's bytes first). The stitched loops, which hash
+/// output they wrote a stride or two before, use it only where [`Tier::HASH_OUTPUT_SHIFTED`]:
+/// on x86 a load across two stores still in the store buffer waits for both to reach the
+/// cache.
 pub(crate) type StrideInMemory<'a, W> = (
     &'a [<W as Tier>::Bytes; STRIDE],
     Option<&'a [<W as Tier>::Bytes; STRIDE]>,
@@ -342,7 +342,7 @@ pub(crate) type StrideInMemory<'a, W> = (
 /// Register `j` of a stride in memory as POLYVAL reads it ([`hashed_register`], with `s` added
 /// to its first block), and its middle input.
 #[inline(always)]
-fn stride_register<W: Tier, L: Layout>(
+pub(crate) fn stride_register<W: Tier, L: Layout>(
     width: W,
     (stride, shifted): StrideInMemory<'_, W>,
     j: usize,

@@ -31,6 +31,7 @@ impl Tier for Pair {
     type Single = Aesni;
     const BLOCKS: usize = 2;
     const HASH_LAG: usize = 1;
+    const HASH_OUTPUT_SHIFTED: bool = false;
     const GCM_NARROW_BLOCKS: usize = <Aesni as Tier>::POWERS;
     const SIV_SHORT_CHUNKS: usize = 3;
     const BATCH_GROUP_BLOCKS: usize = 64;

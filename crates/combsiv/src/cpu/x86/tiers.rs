@@ -38,6 +38,7 @@ impl<const MASKED: bool> Tier for Xmm<MASKED> {
     type Single = Self;
     const BLOCKS: usize = 1;
     const HASH_LAG: usize = 2;
+    const HASH_OUTPUT_SHIFTED: bool = false;
     const GCM_NARROW_BLOCKS: usize = 0;
     const SIV_SHORT_CHUNKS: usize = SIV_SHORT_CHUNKS;
     /// About 370 bytes of text without AAD: longer messages measured faster pipelined.
@@ -253,6 +254,7 @@ impl<const MASKED: bool> Tier for Ymm<MASKED> {
     type Single = Xmm<MASKED>;
     const BLOCKS: usize = 2;
     const HASH_LAG: usize = 1;
+    const HASH_OUTPUT_SHIFTED: bool = false;
     const GCM_NARROW_BLOCKS: usize = <Aesni as Tier>::POWERS;
     const SIV_SHORT_CHUNKS: usize = SIV_SHORT_CHUNKS;
     /// About 1000 bytes of text without AAD.
@@ -481,6 +483,7 @@ impl Tier for Avx512 {
     type Single = Xmm<true>;
     const BLOCKS: usize = 4;
     const HASH_LAG: usize = 1;
+    const HASH_OUTPUT_SHIFTED: bool = false;
     const GCM_NARROW_BLOCKS: usize = <Aesni as Tier>::POWERS;
     const SIV_SHORT_CHUNKS: usize = SIV_SHORT_CHUNKS;
     /// VAES's limit, the most the groups' arrays allow: groups of 16 messages of 576 bytes
