@@ -716,9 +716,9 @@ pub(crate) fn ctr_and_hash_rounds<
         if HASH_OUTPUT {
             // The hash reads an earlier stride's output, re-read from L1: it does not wait
             // on this stride's AES. Each arm XORs its own keystream: after a join, the XOR
-            // could not be merged with the last round key's (AArch64's EOR3). So LLVM also
-            // gives the first HASH_LAG strides a loop of their own, and the stitched loop no
-            // test (AES-NI's AES-128-GCM seal of 8 KiB: 9 % faster on Zen 5).
+            // could not be merged with the last round key's (AArch64's EOR3). LLVM then also
+            // gives the first HASH_LAG strides a loop of their own, and the stitched loop
+            // loses this test (AES-NI's AES-128-GCM seal of 8 KiB: 9 % faster on Zen 5).
             match i.checked_sub(W::HASH_LAG) {
                 Some(earlier) => {
                     s = encrypt_and_hash_stride::<W, L, ROUNDS>(
@@ -772,7 +772,11 @@ pub(crate) fn ctr_and_hash_rounds<
 /// the same stride from 8 bytes on where [`Tier::HASH_OUTPUT_SHIFTED`].
 #[inline(always)]
 fn earlier_stride<W: Tier>(output: &[u8], i: usize) -> StrideInMemory<'_, W> {
-    let shifted = W::HASH_OUTPUT_SHIFTED.then(|| stride::<W>(&output[8..], i));
+    let shifted = if W::HASH_OUTPUT_SHIFTED {
+        Some(stride::<W>(&output[8..], i))
+    } else {
+        None
+    };
     (stride::<W>(output, i), shifted)
 }
 
