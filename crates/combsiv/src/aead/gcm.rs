@@ -214,21 +214,21 @@ impl<K: KeySize> AesGcm<K> {
     /// ciphertext side (`hashed`).
     fn encrypt_or_decrypt(
         &self,
-        j0: &[u8; 16],
+        j0: &PreCounterBlock,
         aad: &[u8],
         buf: InOutBuf<'_, '_, u8>,
         hashed: Hashed,
     ) -> [u8; 16] {
         // Step 6's mask GCTR_K(J0) first: it does not depend on the data, so its AES latency
         // overlaps the pass over the data instead of following it.
-        let mask = self.key.encrypt_block(j0);
+        let mask = self.key.encrypt_block(&j0.block);
         let mut ghash = Ghash::new(self.key.ghash());
         ghash.update_padded(aad);
-        let counter = GcmLayout::COUNTER.advance(j0, 1);
+        let counter = j0.first_counter();
         let lengths = length_block(aad.len(), buf.len());
         match &self.key {
             GcmKey::Portable { aes, .. } => {
-                apply_keystream_and_hash(aes, &mut ghash, (&counter, hashed), buf, &lengths);
+                apply_keystream_and_hash(aes, &mut ghash, (&counter.0, hashed), buf, &lengths);
             }
             #[cfg(vector_tiers)]
             GcmKey::Vector {
@@ -240,7 +240,7 @@ impl<K: KeySize> AesGcm<K> {
                 aes,
                 key,
                 ghash.state(),
-                (&counter, hashed),
+                (&counter.0, counter.1, hashed),
                 buf,
                 &lengths,
             ),
@@ -250,20 +250,41 @@ impl<K: KeySize> AesGcm<K> {
 
     /// Algorithm 4 step 2: J0 = IV || 0^31 || 1 for a 96-bit IV, otherwise
     /// J0 = GHASH_H(IV || 0^s || [0]_64 || [len(IV)]_64).
-    fn pre_counter_block(&self, iv: &[u8]) -> [u8; 16] {
-        let mut j0 = [0u8; 16];
+    fn pre_counter_block(&self, iv: &[u8]) -> PreCounterBlock {
+        let mut block = [0u8; 16];
+        let mut public_count = None;
         if iv.len() == 12 {
-            j0[..12].copy_from_slice(iv);
-            j0[15] = 1;
+            block[..12].copy_from_slice(iv);
+            block[15] = 1;
+            public_count = Some(1);
         } else {
             let mut ghash = Ghash::new(self.key.ghash());
             ghash.update_padded(iv);
             let mut length = [0u8; 16];
             length[8..].copy_from_slice(&(iv.len() as u64 * 8).to_be_bytes());
             ghash.update_block(&length);
-            j0 = ghash.finish();
+            block = ghash.finish();
         }
-        j0
+        PreCounterBlock {
+            block,
+            public_count,
+        }
+    }
+}
+
+/// J0, and its 32-bit count (the last four bytes, big-endian) where that is public: from a
+/// 96-bit IV the count is 1 whatever the IV, so that block i of the plaintext counts 2 + i;
+/// from another IV length J0 is a GHASH under the key, which no branch may depend on.
+struct PreCounterBlock {
+    block: [u8; 16],
+    public_count: Option<u32>,
+}
+
+impl PreCounterBlock {
+    /// inc32(J0), the first counter block of the plaintext, and its count where public.
+    fn first_counter(&self) -> ([u8; 16], Option<u32>) {
+        let block = GcmLayout::COUNTER.advance(&self.block, 1);
+        (block, self.public_count.map(|count| count.wrapping_add(1)))
     }
 }
 

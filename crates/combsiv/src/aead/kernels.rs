@@ -537,14 +537,15 @@ pub(crate) fn tag_of<const ROUNDS: usize>(
 }
 
 per_tier! {
-    /// XORs `data` with the keystream from the counter block `start.0` and absorbs the
-    /// `start.1` side of it, zero-padded, then the block `last`, into `acc`: GCM's layout
-    /// (big-endian counter, GHASH block order) with `GcmLayout`, GCM-SIV's with `SivLayout`.
+    /// XORs `data` with the keystream from the counter block `start.0` (whose count is
+    /// `start.1` where that is public) and absorbs the `start.2` side of it, zero-padded,
+    /// then the block `last`, into `acc`: GCM's layout (big-endian counter, GHASH block
+    /// order) with `GcmLayout`, GCM-SIV's with `SivLayout`.
     pub(crate) fn ctr_and_hash<L: Layout>(
         aes: &RoundKeys,
         hash_key: &PowerTable,
         acc: &mut u128,
-        start: (&[u8; 16], Hashed),
+        start: (&[u8; 16], Option<u32>, Hashed),
         data: InOutBuf<'_, '_, u8>,
         last: &[u8; 16],
     ) = ctr_and_hash_kernel;
@@ -556,11 +557,12 @@ fn ctr_and_hash_kernel<W: Tier, L: Layout>(
     aes: &RoundKeys,
     hash_key: &PowerTable,
     acc: &mut u128,
-    (counter, hashed): (&[u8; 16], Hashed),
+    (counter, public_count, hashed): (&[u8; 16], Option<u32>, Hashed),
     data: InOutBuf<'_, '_, u8>,
     last: &[u8; 16],
 ) {
     let hash = (hash_key, block_from(*acc), load_block(last));
+    let counter = (counter, public_count);
     let s = if is_short::<W>(data.len().div_ceil(16) + 1) {
         ctr_and_hash_at::<W::Single, L>(width.single(), aes, hash, counter, hashed, data)
     } else {
@@ -576,12 +578,15 @@ fn ctr_and_hash_at<W: Tier, L: Layout>(
     width: W,
     aes: &RoundKeys,
     (hash_key, s, last): (&PowerTable, Block, Block),
-    counter: &[u8; 16],
+    (counter, public_count): (&[u8; 16], Option<u32>),
     hashed: Hashed,
     mut data: InOutBuf<'_, '_, u8>,
 ) -> Block {
     let mut keys = broadcast(width, aes.schedule());
     let mut counter = Counter::<W, L>::new(width, load_block(counter));
+    if let Some(count) = public_count {
+        counter = counter.with_public_count(count);
+    }
     let hash = (&keys, hash_key);
     let state = (s, &mut counter);
     // Each (hashed side, round count) is its own fully unrolled instantiation; the counter

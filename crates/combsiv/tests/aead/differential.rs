@@ -102,6 +102,24 @@ fn every_stride_boundary_matches_rustcrypto() {
     every_stride_boundary::<Aes256Gcm, aes_gcm::Aes256Gcm>(24);
 }
 
+/// AES-GCM with a 96-bit IV counts from 2, and the last byte of its counter first wraps at
+/// block 254 (bytes 4064..4080), where the counter stops being incremented in place: every
+/// length whose last stride (8 to 32 blocks), tail or partial block meets that block.
+#[test]
+#[cfg_attr(
+    miri,
+    ignore = "RustCrypto's software AES takes hours under Miri; see lengths.rs"
+)]
+fn gcm_counter_byte_wrap_matches_rustcrypto() {
+    let mut rng = Rng::new(25);
+    let around_wrap = (4064 - 32 * 16..=4080 + 32 * 16).step_by(7);
+    for len in around_wrap.chain(4060..=4100) {
+        let aad_len = aad_len_for(&mut rng);
+        agree::<Aes128Gcm, aes_gcm::Aes128Gcm>(&mut rng, len, aad_len);
+        agree::<Aes256Gcm, aes_gcm::Aes256Gcm>(&mut rng, len, aad_len);
+    }
+}
+
 #[test]
 #[cfg_attr(
     miri,
