@@ -731,7 +731,7 @@ pub(crate) fn ctr_and_hash_rounds<
                         (keys, hash_key),
                         &mut keystream,
                         s,
-                        HashedStride::InMemory(earlier_stride::<W>(data.get_out(), earlier)),
+                        HashedStride::InMemory(earlier_stride::<W, L>(data.get_out(), earlier)),
                     );
                     xor_stride(width, &mut data, i, &keystream);
                 }
@@ -774,10 +774,11 @@ pub(crate) fn ctr_and_hash_rounds<
 }
 
 /// Stride `i` of `output`, which a later stride follows, as the stitched loops hash it: with
-/// the same stride from 8 bytes on where [`Tier::HASH_OUTPUT_SHIFTED`].
+/// the same stride from 8 bytes on where [`Tier::HASH_OUTPUT_SHIFTED`] and the blocks are
+/// hashed as they lie (GCM-SIV; GHASH reverses each block first, see [`stride_register`]).
 #[inline(always)]
-fn earlier_stride<W: Tier>(output: &[u8], i: usize) -> StrideInMemory<'_, W> {
-    let shifted = if W::HASH_OUTPUT_SHIFTED {
+fn earlier_stride<W: Tier, L: Layout>(output: &[u8], i: usize) -> StrideInMemory<'_, W> {
+    let shifted = if W::HASH_OUTPUT_SHIFTED && !L::GCM {
         Some(stride::<W>(&output[8..], i))
     } else {
         None
