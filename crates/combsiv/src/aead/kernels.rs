@@ -39,7 +39,7 @@ use super::batch::{open_jobs, seal_jobs};
 use crate::aes::AesKeySize;
 use crate::aes::kernels::{
     Counter, KeySchedule, RoundKeys, Tail, TailInput, apply_keystream, apply_keystream_sized,
-    broadcast, encrypt, expand_key, load_stride, store_xor_stride, stride, stride_bytes,
+    broadcast, encrypt, expand_key, load_registers, store_xor_stride, stride, stride_bytes,
     xor_stride, xor_tail,
 };
 use crate::cpu::{
@@ -743,7 +743,7 @@ pub(crate) fn ctr_and_hash_rounds<
         } else {
             // The input is fetched once: the hash and the XOR read the same registers, so
             // that bytes another thread changes meanwhile cannot be decrypted unhashed.
-            let input = load_stride(width, stride::<W>(data.get_in(), i));
+            let input = load_registers(width, stride::<W>(data.get_in(), i));
             s = encrypt_and_hash_stride::<W, L, ROUNDS>(
                 width,
                 (keys, hash_key),

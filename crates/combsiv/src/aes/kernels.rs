@@ -527,14 +527,17 @@ pub(crate) fn xor_stride<W: Tier>(
     i: usize,
     keystream: &[W::Reg; STRIDE],
 ) {
-    let input = load_stride(width, stride::<W>(data.get_in(), i));
+    let input = load_registers(width, stride::<W>(data.get_in(), i));
     store_xor_stride(width, data, i, &input, keystream);
 }
 
-/// A stride's registers, loaded.
+/// N registers (a stride, say), loaded.
 #[inline(always)]
-pub(crate) fn load_stride<W: Tier>(width: W, bytes: &[W::Bytes; STRIDE]) -> [W::Reg; STRIDE] {
-    let mut registers = [width.zero(); STRIDE];
+pub(crate) fn load_registers<W: Tier, const N: usize>(
+    width: W,
+    bytes: &[W::Bytes; N],
+) -> [W::Reg; N] {
+    let mut registers = [width.zero(); N];
     for (register, bytes) in registers.iter_mut().zip(bytes) {
         *register = width.load(bytes);
     }
@@ -725,6 +728,25 @@ fn xor_registers<W: Tier, L: Layout, const ROUNDS: usize, const N: usize>(
     // faster; the Internet mix 1.08x.
     let mut state = counter.next::<N>(width);
     encrypt(width, keys, ROUNDS, &mut state);
+    // N whole registers from the buffer (a 64-byte GCM-SIV message's four blocks): a count
+    // known at compile time keeps the keystream in registers, which the run-time count below
+    // stores to the stack and loads back (AArch64, qemu count: a 64-byte GCM-SIV seal
+    // took 743 instructions, now 714).
+    if let TailInput::Buffer = source
+        && data.len() - start == 16 * W::BLOCKS * N
+        && let Some(input) = W::registers(&data.get_in()[start..]).0.first_chunk::<N>()
+    {
+        let input = load_registers(width, input);
+        if let Some(output) = W::registers_mut(&mut data.get_out()[start..])
+            .0
+            .first_chunk_mut::<N>()
+        {
+            for ((bytes, input), keystream) in output.iter_mut().zip(input).zip(state) {
+                *bytes = width.store(width.xor(input, keystream));
+            }
+        }
+        return;
+    }
     let keystream = state;
     let whole = xor_whole_registers(width, &mut data, tail, &keystream);
     // The blocks after the whole registers: at most one whole block (at width 2), then the
