@@ -198,7 +198,8 @@ pub(crate) fn round_key<W: Tier, const N: usize>(
 /// as [`round_key`] takes for one: SubWord(RotWord(w3)) of the four by one AESENCLAST (a
 /// byte shuffle first moves each key's w3 so that ShiftRows takes it back to its own
 /// column), and the prefix XOR w0 ^= t, w1 ^= w0, w2 ^= w1, w3 ^= w2 across registers.
-/// Each round key costs eight more to transpose back into the keys' registers, two per key.
+/// Each round key costs eight more to transpose back into the keys' registers, two per key
+/// (on AArch64 none: four ST4 stores transpose as they store).
 /// Against one key per register, a 64-byte message's share of a batch group's expansion went
 /// from 117 to 79 AArch64 instructions (qemu count) and `seal_batch` of 64 x 64 bytes from
 /// 27-28 to 25 ns a message with VAES, 40-42 to 38 on AES-NI (Zen 5).
@@ -243,23 +244,23 @@ impl<W: Tier> SlicedExpansion<W> {
         }
     }
 
-    /// Round key `index` of the four registers of keys; the round keys before it must have
-    /// come from here or [`new`](Self::new), in order.
+    /// Round key `index` of the four registers of keys, register c's into `out[c]`; the round
+    /// keys before it must have come from here or [`new`](Self::new), in order.
     #[inline(always)]
-    pub(crate) fn next(&mut self, width: W, aes256: bool, index: usize) -> [W::Reg; 4] {
+    pub(crate) fn next(&mut self, width: W, aes256: bool, index: usize, out: [&mut W::Reg; 4]) {
         let (even, odd) = self.words.split_at_mut(4);
         // As in `round_key`: AES-128 from the round key before; AES-256 from the two before,
         // with Rcon on the even ones. (No closures: theirs would be compiled without the
         // kernel's target features.)
         if !aes256 {
             let t = Self::substitute(width, even[3], Some(&RCON[index - 1]));
-            Self::step(width, even, t)
+            Self::step(width, even, t, out);
         } else if index.is_multiple_of(2) {
             let t = Self::substitute(width, odd[3], Some(&RCON[index / 2 - 1]));
-            Self::step(width, even, t)
+            Self::step(width, even, t, out);
         } else {
             let t = Self::substitute(width, even[3], None);
-            Self::step(width, odd, t)
+            Self::step(width, odd, t, out);
         }
     }
 
@@ -275,14 +276,14 @@ impl<W: Tier> SlicedExpansion<W> {
     }
 
     /// The next round key's words from the four before and `t`, transposed back into the
-    /// keys' registers.
+    /// keys' registers at `out`.
     #[inline(always)]
-    fn step(width: W, words: &mut [W::Reg], t: W::Reg) -> [W::Reg; 4] {
+    fn step(width: W, words: &mut [W::Reg], t: W::Reg, out: [&mut W::Reg; 4]) {
         words[0] = width.xor(words[0], t);
         words[1] = width.xor(words[1], words[0]);
         words[2] = width.xor(words[2], words[1]);
         words[3] = width.xor(words[3], words[2]);
-        width.transpose_words([words[0], words[1], words[2], words[3]])
+        width.store_transposed_words([words[0], words[1], words[2], words[3]], out);
     }
 }
 

@@ -141,6 +141,15 @@ pub(crate) trait Tier: Copy {
     /// block i form: word c of block i of register j becomes word j of block i of register c.
     #[cfg(feature = "alloc")]
     fn transpose_words(self, rows: [Self::Reg; 4]) -> [Self::Reg; 4];
+    /// [`transpose_words`](Tier::transpose_words) of `rows`, register c stored to `out[c]`:
+    /// a tier that stores the transpose in fewer instructions than it computes it says so.
+    #[cfg(feature = "alloc")]
+    #[inline(always)]
+    fn store_transposed_words(self, rows: [Self::Reg; 4], out: [&mut Self::Reg; 4]) {
+        for (out, register) in out.into_iter().zip(self.transpose_words(rows)) {
+            *out = register;
+        }
+    }
 
     /// One AES round (FIPS 197: ShiftRows, SubBytes, MixColumns, AddRoundKey) on each block.
     fn aesenc(self, state: Self::Reg, key: Self::Reg) -> Self::Reg;

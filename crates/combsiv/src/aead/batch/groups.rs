@@ -285,10 +285,14 @@ impl<W: Tier, const ROUNDS: usize> Expansion<W, ROUNDS> {
         // From at least 1 (as `next` always is): with `end` at most ROUNDS + 1 that bounds
         // the Rcon index, and LLVM drops its check from every step.
         for index in self.next.max(1)..end {
-            let round_keys = self.sliced.next(width, ROUNDS == 14, index);
-            for (keys, round_key) in keys.iter_mut().zip(round_keys) {
-                keys[index] = round_key;
-            }
+            let [keys0, keys1, keys2, keys3] = &mut *keys;
+            let out = [
+                &mut keys0[index],
+                &mut keys1[index],
+                &mut keys2[index],
+                &mut keys3[index],
+            ];
+            self.sliced.next(width, ROUNDS == 14, index, out);
         }
         self.next = end;
     }

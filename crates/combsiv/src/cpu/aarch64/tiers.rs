@@ -377,6 +377,29 @@ impl<const EOR3: bool> Tier for Neon<EOR3> {
         }
     }
 
+    /// ST4 (single structure, one per output) stores word c of the four registers, in order,
+    /// to `out[c]`: four instructions where the transpose and its stores are eight and four.
+    /// (Miri runs no ST4: it takes the transpose.)
+    #[cfg(all(feature = "alloc", not(miri)))]
+    #[inline(always)]
+    fn store_transposed_words(self, [a, b, c, d]: [uint8x16_t; 4], out: [&mut uint8x16_t; 4]) {
+        let [out0, out1, out2, out3] = out.map(|out| core::ptr::from_mut(out).cast::<u32>());
+        // SAFETY: NEON is part of the AArch64 baseline. Each pointer is a whole register's
+        // storage, 16 writable bytes aligned for u32, and each ST4 writes 16 bytes there.
+        unsafe {
+            let rows = uint32x4x4_t(
+                vreinterpretq_u32_u8(a),
+                vreinterpretq_u32_u8(b),
+                vreinterpretq_u32_u8(c),
+                vreinterpretq_u32_u8(d),
+            );
+            vst4q_lane_u32::<0>(out0, rows);
+            vst4q_lane_u32::<1>(out1, rows);
+            vst4q_lane_u32::<2>(out2, rows);
+            vst4q_lane_u32::<3>(out3, rows);
+        }
+    }
+
     #[inline(always)]
     fn aesenc(self, state: uint8x16_t, key: uint8x16_t) -> uint8x16_t {
         // SAFETY: the token proves the AES instructions.
