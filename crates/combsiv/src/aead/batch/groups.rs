@@ -95,15 +95,20 @@ pub(super) struct Groups {
 impl Groups {
     /// The groups of a batch, or `None` if its short jobs fill no group: then the batch
     /// costs one pass over the lengths more than the loop over the jobs, and allocates
-    /// nothing (the sort and the scratch cost a batch of 64 long messages about 2 %).
+    /// nothing (the sort and the scratch cost a batch of 64 long messages about 2 %). A batch
+    /// already in order (all its messages equally long, say) is taken as it comes.
     #[inline(always)]
     pub(super) fn new(lanes: usize, limit: usize, jobs: &[SivJob<'_>]) -> Option<Self> {
         // Bucket n < limit holds the jobs of n + 1 hashed blocks, bucket `limit` the long
         // jobs. starts[b] counts bucket b's jobs, then becomes its first position.
         let bucket = |blocks: usize| (blocks - 1).min(limit);
         let mut starts = [0; MAX_BATCH_GROUP_BLOCKS + 1];
+        let (mut in_order, mut previous) = (true, 0);
         for job in jobs {
-            starts[bucket(hashed_blocks(job))] += 1;
+            let bucket = bucket(hashed_blocks(job));
+            starts[bucket] += 1;
+            in_order &= bucket >= previous;
+            previous = bucket;
         }
         let mut position = 0;
         for start in &mut starts {
@@ -115,13 +120,21 @@ impl Groups {
         if short < lanes {
             return None;
         }
-        let mut order = vec![Member::default(); jobs.len()];
-        for (i, job) in jobs.iter().enumerate() {
-            let blocks = hashed_blocks(job);
-            let start = &mut starts[bucket(blocks)];
-            order[*start] = Member { job: i, blocks };
-            *start += 1;
-        }
+        let member = |(job, sivjob)| Member {
+            job,
+            blocks: hashed_blocks(sivjob),
+        };
+        let order = if in_order {
+            jobs.iter().enumerate().map(member).collect()
+        } else {
+            let mut order = vec![Member::default(); jobs.len()];
+            for member in jobs.iter().enumerate().map(member) {
+                let start = &mut starts[bucket(member.blocks)];
+                order[*start] = member;
+                *start += 1;
+            }
+            order
+        };
         Some(Groups {
             order,
             short,
@@ -245,28 +258,48 @@ fn record_keys<W: Tier, const ROUNDS: usize>(
     for (shifted, &nonce) in shifted.iter_mut().zip(&nonces) {
         *shifted = width.shift_bytes_up::<4>(nonce);
     }
-    // Key part p (authentication, encryption, its second half) is the first halves of blocks
-    // 2p and 2p+1.
-    let parts = if ROUNDS == 14 { 3 } else { 2 };
-    let mut halves = [[width.zero(); GROUP]; 3];
-    for (p, halves) in halves.iter_mut().enumerate().take(parts) {
-        let mut blocks = [width.zero(); 2 * GROUP];
-        for (g, &nonce) in shifted.iter().enumerate() {
-            blocks[g] = width.or(nonce, width.broadcast(block_from(2 * p as u128)));
-            blocks[GROUP + g] = width.or(nonce, width.broadcast(block_from(2 * p as u128 + 1)));
-        }
-        encrypt(width, key_generating_key, ROUNDS, &mut blocks);
-        for (g, half) in halves.iter_mut().enumerate() {
-            *half = width.low_halves(blocks[g], blocks[GROUP + g]);
-        }
-        blocks.zeroize();
-    }
-    let [authentication, low, high] = halves;
-    let high = (ROUNDS == 14).then_some(high);
+    // The authentication key (part 0), the encryption key (1) and AES-256's second half (2),
+    // a call per part so that each stays in registers: a loop over the parts kept them on the
+    // stack, and wiping them there cost a 64-byte message 11 AArch64 instructions (the
+    // single-message derivation, too, leaves the values it keeps in registers unwiped).
+    let authentication = key_part::<W, ROUNDS>(width, key_generating_key, &shifted, 0);
+    let low = key_part::<W, ROUNDS>(width, key_generating_key, &shifted, 1);
+    let high = if ROUNDS == 14 {
+        Some(key_part::<W, ROUNDS>(
+            width,
+            key_generating_key,
+            &shifted,
+            2,
+        ))
+    } else {
+        None
+    };
     let next = first_round_keys(low, high, &mut scratch.encryption);
     let sliced = SlicedExpansion::new(width, low, high);
-    halves.zeroize();
     (nonces, authentication, Expansion { sliced, next })
+}
+
+/// Key part `p` of RFC 8452 Section 4's derivation for every lane: the first halves of
+/// AES(LE32(2p) || nonce) and AES(LE32(2p + 1) || nonce), from the nonces shifted up by the
+/// counter's 4 bytes.
+#[inline(always)]
+fn key_part<W: Tier, const ROUNDS: usize>(
+    width: W,
+    key_generating_key: &[W::Reg; 15],
+    shifted: &[W::Reg; GROUP],
+    p: u128,
+) -> [W::Reg; GROUP] {
+    let mut blocks = [width.zero(); 2 * GROUP];
+    for (g, &nonce) in shifted.iter().enumerate() {
+        blocks[g] = width.or(nonce, width.broadcast(block_from(2 * p)));
+        blocks[GROUP + g] = width.or(nonce, width.broadcast(block_from(2 * p + 1)));
+    }
+    encrypt(width, key_generating_key, ROUNDS, &mut blocks);
+    let mut halves = [width.zero(); GROUP];
+    for (g, half) in halves.iter_mut().enumerate() {
+        *half = width.low_halves(blocks[g], blocks[GROUP + g]);
+    }
+    halves
 }
 
 /// The round keys of a group's record encryption keys still to expand: from `next` to
