@@ -729,11 +729,14 @@ fn xor_registers<W: Tier, L: Layout, const ROUNDS: usize, const N: usize>(
     // faster; the Internet mix 1.08x.
     let mut state = counter.next::<N>(width);
     encrypt(width, keys, ROUNDS, &mut state);
-    // N whole registers from the buffer (a 64-byte GCM-SIV message's four blocks): a count
-    // known at compile time keeps the keystream in registers, which the run-time count below
-    // stores to the stack and loads back (AArch64, qemu count: a 64-byte GCM-SIV seal
-    // took 743 instructions, now 714).
+    // N whole registers from the buffer, 8 blocks at most (a 64-byte GCM-SIV message's four
+    // blocks): a count known at compile time keeps the keystream in registers, which the
+    // run-time count below stores to the stack and loads back (AArch64, qemu count: a
+    // 64-byte GCM-SIV seal took 743 instructions, now 714; Zen 5, AES-GCM seal of 64 bytes
+    // 0.86-0.89x the time on every tier). Not for 16 blocks: four ZMM registers this way made
+    // AVX-512's AES-GCM seal of 256 bytes 1.11x as slow.
     if let TailInput::Buffer = source
+        && N * W::BLOCKS <= 8
         && data.len() - start == 16 * W::BLOCKS * N
         && let Some(input) = W::registers(&data.get_in()[start..]).0.first_chunk::<N>()
     {
