@@ -26,9 +26,11 @@
 //! AES-NI before, 1.5-1.9x after; VAES 1.45x before, 2.25-2.55x after). Everything a message
 //! differs in becomes data: its blocks are gathered into rows, right-aligned so that a
 //! shorter message starts with zero blocks (which leave a POLYVAL state of zero unchanged),
-//! and its keystream is computed for as many blocks as the group's longest message and used
-//! only as far as its own length. The batch takes short messages ordered by their hashed
-//! block count, so a group's messages are nearly equally long.
+//! and, where a register holds several messages (VAES, AVX-512), its keystream is computed
+//! for as many blocks as the group's longest message and used only as far as its own length;
+//! where it holds one (AES-NI, AArch64), each message's counter mode runs on its own text
+//! with its own round keys. The batch takes short messages ordered by their hashed block
+//! count, so a group's messages are nearly equally long.
 //!
 //! Messages whose POLYVAL input (padded AAD, padded plaintext, length block) is at most
 //! [`Tier::BATCH_GROUP_BLOCKS`] blocks run in groups: 64 with VAES (texts up to about 1000 bytes), 24 on
