@@ -543,17 +543,24 @@ mod tests {
     /// `TierToken::for_message` would hand elsewhere, and on the tier it hands short messages
     /// to (AVX-512 keys: the 256-bit tier with masked partial blocks), seal what the first
     /// vector tier seals and open it, at every length through two strides of the widest tier
-    /// (a sample under Miri), with and without AAD.
+    /// (a sample under Miri), with and without AAD, with each choice of the stitched loops'
+    /// products (under Miri the second only where the widest tier's open runs its stitched
+    /// loop, from two strides on).
     #[test]
     #[cfg(vector_tiers)]
     fn every_tier_runs_the_fused_kernels_at_every_length() {
+        crate::cpu::for_each_stitched_product(every_tier_at_every_length);
+    }
+
+    #[cfg(vector_tiers)]
+    fn every_tier_at_every_length(schoolbook: bool) {
         use alloc::{format, vec};
-        let lengths: Vec<usize> = if cfg!(miri) {
-            vec![
+        let lengths: Vec<usize> = match (cfg!(miri), schoolbook) {
+            (true, false) => vec![
                 0, 1, 16, 17, 100, 255, 256, 383, 511, 512, 513, 700, 1024, 1100,
-            ]
-        } else {
-            (0..=1100).collect()
+            ],
+            (true, true) => vec![1024, 1100],
+            (false, _) => (0..=1100).collect(),
         };
         let ciphers: Vec<AesGcmSiv<crate::Aes128>> = Backend::available()
             .into_iter()

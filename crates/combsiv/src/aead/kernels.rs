@@ -46,9 +46,9 @@ use crate::cpu::{
     Block, MAX_BLOCKS, Narrow, STRIDE, Tier, block_from, load_block, per_tier, store_block,
 };
 use crate::field::kernels::{
-    PowerTable, StrideInMemory, Sums, absorb_each, absorb_padded, absorb_stride, accumulate, dot,
-    fill_powers, hashed_register, karatsuba_input, mul, reduce, reduce_and_fold, square,
-    stride_register,
+    PowerTable, StrideInMemory, Sums, absorb_each, absorb_padded, absorb_stride, accumulate,
+    accumulate_schoolbook, dot, fill_powers, hashed_register, karatsuba_input, mul, reduce,
+    reduce_and_fold, square, stride_register,
 };
 use crate::layout::{Layout, SivLayout};
 
@@ -646,8 +646,9 @@ impl<W: Tier> HashedStride<'_, W> {
 /// Encrypts a stride of counter registers while multiplying a stride of hashed registers by
 /// their powers: register j's multiplies follow AES round j+1 in program order, and the
 /// reduction follows round 9. Issued this way the scheduler always holds both kinds of work.
+/// `SCHOOLBOOK`: [`Tier::schoolbook_stitched`].
 #[inline(always)]
-fn encrypt_and_hash_stride<W: Tier, L: Layout, const ROUNDS: usize>(
+fn encrypt_and_hash_stride<W: Tier, L: Layout, const ROUNDS: usize, const SCHOOLBOOK: bool>(
     width: W,
     (keys, hash_key): (&[W::Reg; 15], &PowerTable),
     keystream: &mut [W::Reg; STRIDE],
@@ -663,13 +664,20 @@ fn encrypt_and_hash_stride<W: Tier, L: Layout, const ROUNDS: usize>(
         *block = width.xor(*block, keys[0]);
     }
     let mut sums: Sums<W> = [width.zero(); 3];
+    let mut pending = [width.zero(); 2];
+    const { assert!(STRIDE.is_multiple_of(2)) };
     // Register j's multiplies follow AES round j + 1.
     macro_rules! block {
         ($j:expr) => {{
             let j: usize = $j;
             round(keystream, keys[j + 1]);
             let x = hashed.register::<L>(width, j, (j == 0).then_some(s));
-            accumulate(width, hash_key, &mut sums, (W::POWERS, j), x);
+            if SCHOOLBOOK {
+                let sums = (&mut sums, &mut pending);
+                accumulate_schoolbook(width, hash_key, sums, (W::POWERS, j), x.0);
+            } else {
+                accumulate(width, hash_key, &mut sums, (W::POWERS, j), x);
+            }
         }};
     }
     if W::UNROLL_ROUNDS {
@@ -689,7 +697,7 @@ fn encrypt_and_hash_stride<W: Tier, L: Layout, const ROUNDS: usize>(
         }
     }
     round(keystream, keys[STRIDE + 1]);
-    let s = reduce_and_fold(width, sums);
+    let s = reduce_and_fold(width, sums, SCHOOLBOOK);
     for &key in &keys[STRIDE + 2..ROUNDS] {
         round(keystream, key);
     }
@@ -709,6 +717,28 @@ pub(crate) fn ctr_and_hash_rounds<
     const ROUNDS: usize,
 >(
     width: W,
+    hash: (&[W::Reg; 15], &PowerTable),
+    state: (Block, &mut Counter<W, L>),
+    data: InOutBuf<'_, '_, u8>,
+    last: Block,
+) -> Block {
+    if width.schoolbook_stitched() {
+        stitched::<W, L, HASH_OUTPUT, ROUNDS, true>(width, hash, state, data, last)
+    } else {
+        stitched::<W, L, HASH_OUTPUT, ROUNDS, false>(width, hash, state, data, last)
+    }
+}
+
+/// [`ctr_and_hash_rounds`] with the products of [`encrypt_and_hash_stride`] chosen.
+#[inline(always)]
+fn stitched<
+    W: Tier,
+    L: Layout,
+    const HASH_OUTPUT: bool,
+    const ROUNDS: usize,
+    const SCHOOLBOOK: bool,
+>(
+    width: W,
     (keys, hash_key): (&[W::Reg; 15], &PowerTable),
     (mut s, counter): (Block, &mut Counter<W, L>),
     mut data: InOutBuf<'_, '_, u8>,
@@ -726,7 +756,7 @@ pub(crate) fn ctr_and_hash_rounds<
             // loses this test (AES-NI's AES-128-GCM seal of 8 KiB: 9 % faster on Zen 5).
             match i.checked_sub(W::HASH_LAG) {
                 Some(earlier) => {
-                    s = encrypt_and_hash_stride::<W, L, ROUNDS>(
+                    s = encrypt_and_hash_stride::<W, L, ROUNDS, SCHOOLBOOK>(
                         width,
                         (keys, hash_key),
                         &mut keystream,
@@ -744,7 +774,7 @@ pub(crate) fn ctr_and_hash_rounds<
             // The input is fetched once: the hash and the XOR read the same registers, so
             // that bytes another thread changes meanwhile cannot be decrypted unhashed.
             let input = load_registers(width, stride::<W>(data.get_in(), i));
-            s = encrypt_and_hash_stride::<W, L, ROUNDS>(
+            s = encrypt_and_hash_stride::<W, L, ROUNDS, SCHOOLBOOK>(
                 width,
                 (keys, hash_key),
                 &mut keystream,

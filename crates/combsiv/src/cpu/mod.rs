@@ -38,6 +38,19 @@ use core::sync::atomic::{AtomicU8, Ordering};
 
 use crate::Error;
 
+/// Runs `f` once for each choice of products the stitched loops can make on this
+/// architecture (x86's ZMM tier: Karatsuba, then schoolbook; see `x86::schoolbook_stitched`).
+/// `f` learns whether the choice is schoolbook.
+#[cfg(all(test, feature = "std"))]
+pub(crate) fn for_each_stitched_product(mut f: impl FnMut(bool)) {
+    #[cfg(target_arch = "x86_64")]
+    for schoolbook in [false, true] {
+        x86::with_schoolbook_stitched(schoolbook, || f(schoolbook));
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    f(false);
+}
+
 /// An implementation tier. Every key remembers the backend it was created with.
 ///
 /// | backend    | instructions                                   | registers |

@@ -72,6 +72,15 @@ pub(crate) trait Tier: Copy {
     #[cfg(feature = "alloc")]
     const COMB_LANES: usize = super::STRIDE * Self::BLOCKS;
 
+    /// Whether the stitched loops (AES-GCM, the AES-GCM-SIV open) multiply each hashed block
+    /// by its power schoolbook, four multiplications, rather than by Karatsuba's three plus
+    /// a shuffle and an XOR for the middle input (`field::kernels::accumulate_schoolbook`).
+    /// Asked once per message; no by default.
+    #[inline(always)]
+    fn schoolbook_stitched(self) -> bool {
+        false
+    }
+
     /// The narrow tier every tier includes (key expansion, reduction, the tag block), as the
     /// one type the code shared by all tiers takes.
     fn narrow(self) -> Narrow;
@@ -121,6 +130,12 @@ pub(crate) trait Tier: Copy {
 
     fn zero(self) -> Self::Reg;
     fn xor(self, a: Self::Reg, b: Self::Reg) -> Self::Reg;
+    /// `a ^ b ^ c` as one instruction where the tier has one (AVX-512's `VPTERNLOGD`): LLVM
+    /// forms it from two XORs only where it sees the tree whole.
+    #[inline(always)]
+    fn xor3(self, a: Self::Reg, b: Self::Reg, c: Self::Reg) -> Self::Reg {
+        self.xor(self.xor(a, b), c)
+    }
     fn or(self, a: Self::Reg, b: Self::Reg) -> Self::Reg;
     /// `!a & b`.
     fn and_not(self, a: Self::Reg, b: Self::Reg) -> Self::Reg;

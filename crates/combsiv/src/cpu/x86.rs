@@ -55,15 +55,19 @@ const HAS_VAES: u8 = 4;
 const HAS_AVX512: u8 = 8;
 /// The CPU is one of those that lower their clock while ZMM registers are in use.
 const PREFERS_YMM: u8 = 16;
+/// An Intel CPU: its 512-bit multiplies, shuffles and XORs share ports 0 and 5.
+const INTEL: u8 = 32;
+
+/// What [`detect`] found, with [`DETECTED`] once it ran.
+static FEATURES: AtomicU8 = AtomicU8::new(0);
 
 fn features() -> u8 {
-    static CACHE: AtomicU8 = AtomicU8::new(0);
-    let cached = CACHE.load(Ordering::Relaxed);
+    let cached = FEATURES.load(Ordering::Relaxed);
     if cached & DETECTED != 0 {
         return cached;
     }
     let found = detect() | DETECTED;
-    CACHE.store(found, Ordering::Relaxed);
+    FEATURES.store(found, Ordering::Relaxed);
     found
 }
 
@@ -137,7 +141,56 @@ fn detect() -> u8 {
     if zmm_downclocks(leaf1.eax) {
         found |= PREFERS_YMM;
     }
+    let leaf0 = __cpuid(0);
+    if (leaf0.ebx, leaf0.edx, leaf0.ecx) == (INTEL_VENDOR[0], INTEL_VENDOR[1], INTEL_VENDOR[2]) {
+        found |= INTEL;
+    }
     found
+}
+
+/// "GenuineIntel" as CPUID leaf 0 returns it in EBX, EDX and ECX.
+#[cfg(not(miri))]
+const INTEL_VENDOR: [u32; 3] = [
+    u32::from_le_bytes(*b"Genu"),
+    u32::from_le_bytes(*b"ineI"),
+    u32::from_le_bytes(*b"ntel"),
+];
+
+/// Whether the ZMM tier's stitched loops multiply schoolbook ([`Tier::schoolbook_stitched`]):
+/// on Intel CPUs. Only an [`Avx512`] token asks, and making one ran the detection, so this
+/// reads what it stored: one load, where calling [`features`] would put its call of
+/// [`detect`] into every kernel that asks (AVX-512's AES-GCM of 256 to 1024 bytes took
+/// 1.02-1.03x the time on a Zen 4 so). In the crate's own tests, whatever the CPU, each call
+/// on a thread takes the other choice than the call before it, so that every test of the
+/// AVX-512 tier runs both, unless [`with_schoolbook_stitched`] chose one.
+pub(crate) fn schoolbook_stitched() -> bool {
+    #[cfg(all(test, feature = "std"))]
+    return SCHOOLBOOK_STITCHED.with(|chosen| {
+        let (choice, fixed) = chosen.get();
+        if !fixed {
+            chosen.set((!choice, false));
+        }
+        choice
+    });
+    #[cfg(not(all(test, feature = "std")))]
+    return FEATURES.load(Ordering::Relaxed) & INTEL != 0;
+}
+
+#[cfg(all(test, feature = "std"))]
+std::thread_local! {
+    /// The next choice of [`schoolbook_stitched`], and whether it is fixed.
+    static SCHOOLBOOK_STITCHED: core::cell::Cell<(bool, bool)> =
+        const { core::cell::Cell::new((false, false)) };
+}
+
+/// Runs `f` with the ZMM tier's stitched loops multiplying schoolbook or not, whatever the
+/// CPU, on this thread.
+#[cfg(all(test, feature = "std"))]
+pub(crate) fn with_schoolbook_stitched<R>(schoolbook: bool, f: impl FnOnce() -> R) -> R {
+    SCHOOLBOOK_STITCHED.set((schoolbook, true));
+    let result = f();
+    SCHOOLBOOK_STITCHED.set((false, false));
+    result
 }
 
 /// Intel cores that lower their clock for as long as ZMM registers are busy, by enough that

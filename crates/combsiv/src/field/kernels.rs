@@ -12,7 +12,8 @@
 //!   carry-less multiplications, one shuffle and one XOR (no shuffle for blocks hashed from
 //!   memory, see [`absorb_stride`]). On Zen 3, where VPCLMULQDQ (two cycles per YMM
 //!   instruction) shares its two pipes with VAES, these multiplications are what a stitched
-//!   loop spends most of its time on: 24 per 16 blocks instead of 32.
+//!   loop spends most of its time on: 24 per 16 blocks instead of 32. The stitched loops of a
+//!   tier that asks for it multiply schoolbook instead ([`accumulate_schoolbook`]).
 //! - The one reduction runs on every block of the sums' registers, then the reduced blocks
 //!   are added: one register folded across its blocks, not three. On Sapphire Rapids, where
 //!   every 512-bit multiply, shuffle and cross-block move runs on port 5, this and the
@@ -295,12 +296,58 @@ fn accumulate_split<W: Tier>(
     sums[1] = width.xor(sums[1], width.clmul::<0x00>(x_karatsuba, h_karatsuba));
 }
 
+/// [`accumulate`] schoolbook: register `j`'s four products with its powers, the two cross
+/// products added to the middle sum, which then needs no completing ([`reduce_and_fold`]
+/// with `schoolbook`). It takes a fourth multiplication where Karatsuba takes the middle
+/// input's shuffle and XOR (see [`Tier::schoolbook_stitched`]). Every addition is a
+/// three-way XOR ([`Tier::xor3`]): the middle's two products into its sum, and the low and
+/// high products of registers `j - 1` and `j` into theirs for odd `j` (those of even `j` wait
+/// in `pending`): 16 XORs a stride of 8 registers, not 23 as LLVM grouped them. Registers
+/// run from 0 up, their first pair starting the sums.
+#[inline(always)]
+pub(crate) fn accumulate_schoolbook<W: Tier>(
+    width: W,
+    key: &PowerTable,
+    (sums, pending): (&mut Sums<W>, &mut [W::Reg; 2]),
+    (n, j): (usize, usize),
+    x: W::Reg,
+) {
+    let h = width.load_blocks(&key.powers, MAX_POWERS - n + j * W::BLOCKS);
+    let low = width.clmul::<0x00>(x, h);
+    let high = width.clmul::<0x11>(x, h);
+    let cross = (width.clmul::<0x01>(x, h), width.clmul::<0x10>(x, h));
+    sums[1] = match j {
+        0 => width.xor(cross.0, cross.1),
+        _ => width.xor3(sums[1], cross.0, cross.1),
+    };
+    match j % 2 {
+        0 => *pending = [low, high],
+        _ if j == 1 => {
+            *sums = [
+                width.xor(pending[0], low),
+                sums[1],
+                width.xor(pending[1], high),
+            ]
+        }
+        _ => {
+            sums[0] = width.xor3(sums[0], pending[0], low);
+            sums[2] = width.xor3(sums[2], pending[1], high);
+        }
+    }
+}
+
 /// The reduced sum: each block's sum reduced ([`reduce_sums`]), then the blocks added.
 /// Reducing first (reduction is linear) folds one register across its blocks instead of
 /// three; on Sapphire Rapids every cross-block move and 512-bit multiply runs on port 5.
+/// `schoolbook`: the sums of [`accumulate_schoolbook`], whose middle term is complete.
 #[inline(always)]
-pub(crate) fn reduce_and_fold<W: Tier>(width: W, sums: Sums<W>) -> Block {
-    width.sum_blocks(reduce_sums(width, sums))
+pub(crate) fn reduce_and_fold<W: Tier>(width: W, sums: Sums<W>, schoolbook: bool) -> Block {
+    let reduced = if schoolbook {
+        reduce(width, sums)
+    } else {
+        reduce_sums(width, sums)
+    };
+    width.sum_blocks(reduced)
 }
 
 /// Each block's reduced sum: Karatsuba's middle term completed, one reduction.
@@ -404,7 +451,7 @@ fn absorb_registers<W: Tier>(
         accumulate(width, key, &mut sums, (W::POWERS, j), register(j));
     }
     accumulate(width, key, &mut sums, (W::POWERS, 0), register(0));
-    reduce_and_fold(width, sums)
+    reduce_and_fold(width, sums, false)
 }
 
 /// Absorbs the `n` blocks of registers `register(0..)` into `s` in groups as large as the
@@ -429,7 +476,7 @@ pub(crate) fn absorb_each<W: Tier, L: Layout>(
             let x = hashed_register::<W, L>(width, x, (j == 0).then_some(s));
             accumulate(width, key, &mut sums, (len, j), karatsuba_input(width, x));
         }
-        s = reduce_and_fold(width, sums);
+        s = reduce_and_fold(width, sums, false);
         start += len;
     }
     s
