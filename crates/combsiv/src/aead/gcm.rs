@@ -235,15 +235,17 @@ impl<K: KeySize> AesGcm<K> {
                 tier,
                 aes,
                 ghash: key,
-            } => super::kernels::ctr_and_hash::<GcmLayout>(
-                *tier,
-                aes,
-                key,
-                ghash.state(),
-                (&counter.0, counter.1, hashed),
-                buf,
-                &lengths,
-            ),
+            } => {
+                let start = (&counter.0, counter.1, hashed);
+                let state = ghash.state();
+                if tier.schoolbook_stitched() {
+                    let ctr_and_hash = super::kernels::ctr_and_hash::<GcmLayout, true>;
+                    ctr_and_hash(*tier, aes, key, state, start, buf, &lengths);
+                } else {
+                    let ctr_and_hash = super::kernels::ctr_and_hash::<GcmLayout, false>;
+                    ctr_and_hash(*tier, aes, key, state, start, buf, &lengths);
+                }
+            }
         }
         tag_from_ghash(ghash, mask)
     }

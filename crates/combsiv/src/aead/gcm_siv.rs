@@ -162,7 +162,11 @@ impl<K: KeySize> AesGcmSiv<K> {
                 BlockCipher::Vector(key_generating_key, tier) => {
                     let message = SivMessage::new(key_generating_key, nonce, aad);
                     let tier = tier.for_message(Kernel::SivOpen, buf.len());
-                    super::kernels::gcm_siv_open(tier, &message, buf, tag)
+                    if tier.schoolbook_stitched() {
+                        super::kernels::gcm_siv_open::<true>(tier, &message, buf, tag)
+                    } else {
+                        super::kernels::gcm_siv_open::<false>(tier, &message, buf, tag)
+                    }
                 }
                 // Section 5: decrypt with the counter taken from the received tag, then
                 // recompute the tag over the resulting plaintext.
@@ -593,12 +597,12 @@ mod tests {
                     None => first = Some(sealed),
                     Some(first) => assert_eq!(&sealed, first, "{context}"),
                 }
-                let expected = super::super::kernels::gcm_siv_open(
-                    *tier,
-                    &message,
-                    (&mut buf[..]).into(),
-                    &tag,
-                );
+                let buf_in_out = (&mut buf[..]).into();
+                let expected = if tier.schoolbook_stitched() {
+                    super::super::kernels::gcm_siv_open::<true>(*tier, &message, buf_in_out, &tag)
+                } else {
+                    super::super::kernels::gcm_siv_open::<false>(*tier, &message, buf_in_out, &tag)
+                };
                 assert_eq!((expected, &buf[..]), (tag, &plaintext[..len]), "{context}");
             }
         }

@@ -91,8 +91,9 @@ per_tier! {
 per_tier! {
     /// RFC 8452 Section 5, a whole open in one function: key derivation, CTR from the received
     /// tag fused with POLYVAL over the plaintext, and the tag the message should have. The
-    /// caller compares it in constant time and wipes `buf` on a mismatch.
-    pub(crate) fn gcm_siv_open(
+    /// caller compares it in constant time and wipes `buf` on a mismatch. `SCHOOLBOOK`: the
+    /// stitched loop's products ([`TierToken::schoolbook_stitched`](crate::cpu::TierToken)).
+    pub(crate) fn gcm_siv_open<const SCHOOLBOOK: bool>(
         message: &SivMessage<'_>,
         buf: InOutBuf<'_, '_, u8>,
         received_tag: &[u8; 16],
@@ -165,7 +166,7 @@ fn seal_whole<W: Tier>(width: W, message: &SivMessage<'_>, buf: InOutBuf<'_, '_,
 }
 
 #[inline(always)]
-fn open_whole<W: Tier>(
+fn open_whole<W: Tier, const SCHOOLBOOK: bool>(
     width: W,
     message: &SivMessage<'_>,
     buf: InOutBuf<'_, '_, u8>,
@@ -178,10 +179,10 @@ fn open_whole<W: Tier>(
         message.key_generating_key.size(),
     ) {
         (chunks, AesKeySize::Aes128) if chunks > W::SIV_SHORT_CHUNKS => {
-            open_rounds::<W, 10>(width, message, buf, received_tag)
+            open_rounds::<W, 10, SCHOOLBOOK>(width, message, buf, received_tag)
         }
         (chunks, AesKeySize::Aes256) if chunks > W::SIV_SHORT_CHUNKS => {
-            open_rounds::<W, 14>(width, message, buf, received_tag)
+            open_rounds::<W, 14, SCHOOLBOOK>(width, message, buf, received_tag)
         }
         (1, AesKeySize::Aes128) => open_short::<_, 10, 1>(single, message, buf, received_tag),
         (1, AesKeySize::Aes256) => open_short::<_, 14, 1>(single, message, buf, received_tag),
@@ -466,7 +467,7 @@ fn seal_rounds<W: Tier, const ROUNDS: usize>(
 }
 
 #[inline(always)]
-fn open_rounds<W: Tier, const ROUNDS: usize>(
+fn open_rounds<W: Tier, const ROUNDS: usize, const SCHOOLBOOK: bool>(
     width: W,
     message: &SivMessage<'_>,
     buf: InOutBuf<'_, '_, u8>,
@@ -479,7 +480,7 @@ fn open_rounds<W: Tier, const ROUNDS: usize>(
     let lengths = length_block(message.aad.len(), buf.len());
     let counter = counter_block(width.narrow(), load_block(received_tag));
     let mut counter = Counter::<W, SivLayout>::new(width, counter);
-    let s = ctr_and_hash_rounds::<W, SivLayout, true, ROUNDS>(
+    let s = ctr_and_hash_rounds::<W, SivLayout, true, ROUNDS, SCHOOLBOOK>(
         width,
         (&keys, &hash_key),
         (s, &mut counter),
@@ -540,8 +541,9 @@ per_tier! {
     /// XORs `data` with the keystream from the counter block `start.0` (whose count is
     /// `start.1` where that is public) and absorbs the `start.2` side of it, zero-padded,
     /// then the block `last`, into `acc`: GCM's layout (big-endian counter, GHASH block
-    /// order) with `GcmLayout`, GCM-SIV's with `SivLayout`.
-    pub(crate) fn ctr_and_hash<L: Layout>(
+    /// order) with `GcmLayout`, GCM-SIV's with `SivLayout`. `SCHOOLBOOK`: the stitched
+    /// loop's products ([`TierToken::schoolbook_stitched`](crate::cpu::TierToken)).
+    pub(crate) fn ctr_and_hash<L: Layout, const SCHOOLBOOK: bool>(
         aes: &RoundKeys,
         hash_key: &PowerTable,
         acc: &mut u128,
@@ -552,7 +554,7 @@ per_tier! {
 }
 
 #[inline(always)]
-fn ctr_and_hash_kernel<W: Tier, L: Layout>(
+fn ctr_and_hash_kernel<W: Tier, L: Layout, const SCHOOLBOOK: bool>(
     width: W,
     aes: &RoundKeys,
     hash_key: &PowerTable,
@@ -564,9 +566,9 @@ fn ctr_and_hash_kernel<W: Tier, L: Layout>(
     let hash = (hash_key, block_from(*acc), load_block(last));
     let counter = (counter, public_count);
     let s = if is_short::<W>(data.len().div_ceil(16) + 1) {
-        ctr_and_hash_at::<W::Single, L>(width.single(), aes, hash, counter, hashed, data)
+        ctr_and_hash_at::<W::Single, L, false>(width.single(), aes, hash, counter, hashed, data)
     } else {
-        ctr_and_hash_at::<W, L>(width, aes, hash, counter, hashed, data)
+        ctr_and_hash_at::<W, L, SCHOOLBOOK>(width, aes, hash, counter, hashed, data)
     };
     *acc = u128::from_le_bytes(store_block(s));
 }
@@ -574,7 +576,7 @@ fn ctr_and_hash_kernel<W: Tier, L: Layout>(
 /// [`ctr_and_hash`] at width `W`: the stitched loop where the table covers a stride (GCM's
 /// always does), otherwise the counter mode and then the hash of its output.
 #[inline(always)]
-fn ctr_and_hash_at<W: Tier, L: Layout>(
+fn ctr_and_hash_at<W: Tier, L: Layout, const SCHOOLBOOK: bool>(
     width: W,
     aes: &RoundKeys,
     (hash_key, s, last): (&PowerTable, Block, Block),
@@ -600,16 +602,16 @@ fn ctr_and_hash_at<W: Tier, L: Layout>(
     );
     let s = match (hashed, aes.size(), covers) {
         (Hashed::Output, AesKeySize::Aes128, true) => {
-            ctr_and_hash_rounds::<W, L, true, 10>(width, hash, state, data, last)
+            ctr_and_hash_rounds::<W, L, true, 10, SCHOOLBOOK>(width, hash, state, data, last)
         }
         (Hashed::Output, AesKeySize::Aes256, true) => {
-            ctr_and_hash_rounds::<W, L, true, 14>(width, hash, state, data, last)
+            ctr_and_hash_rounds::<W, L, true, 14, SCHOOLBOOK>(width, hash, state, data, last)
         }
         (Hashed::Input, AesKeySize::Aes128, _) => {
-            ctr_and_hash_rounds::<W, L, false, 10>(width, hash, state, data, last)
+            ctr_and_hash_rounds::<W, L, false, 10, SCHOOLBOOK>(width, hash, state, data, last)
         }
         (Hashed::Input, AesKeySize::Aes256, _) => {
-            ctr_and_hash_rounds::<W, L, false, 14>(width, hash, state, data, last)
+            ctr_and_hash_rounds::<W, L, false, 14, SCHOOLBOOK>(width, hash, state, data, last)
         }
         (Hashed::Output, size, false) => {
             apply_keystream_sized(width, &keys, size, &mut counter, data.reborrow());
@@ -646,7 +648,7 @@ impl<W: Tier> HashedStride<'_, W> {
 /// Encrypts a stride of counter registers while multiplying a stride of hashed registers by
 /// their powers: register j's multiplies follow AES round j+1 in program order, and the
 /// reduction follows round 9. Issued this way the scheduler always holds both kinds of work.
-/// `SCHOOLBOOK`: [`Tier::schoolbook_stitched`].
+/// `SCHOOLBOOK`: multiply schoolbook ([`accumulate_schoolbook`]) rather than by Karatsuba.
 #[inline(always)]
 fn encrypt_and_hash_stride<W: Tier, L: Layout, const ROUNDS: usize, const SCHOOLBOOK: bool>(
     width: W,
@@ -708,30 +710,10 @@ fn encrypt_and_hash_stride<W: Tier, L: Layout, const ROUNDS: usize, const SCHOOL
 }
 
 /// The stitched loop over whole strides, then the tail; returns the hash state after `last`.
-/// `L` is the AEAD's counter layout and block order; `HASH_OUTPUT` which side is hashed.
+/// `L` is the AEAD's counter layout and block order; `HASH_OUTPUT` which side is hashed;
+/// `SCHOOLBOOK` the products ([`TierToken::schoolbook_stitched`](crate::cpu::TierToken)).
 #[inline(always)]
 pub(crate) fn ctr_and_hash_rounds<
-    W: Tier,
-    L: Layout,
-    const HASH_OUTPUT: bool,
-    const ROUNDS: usize,
->(
-    width: W,
-    hash: (&[W::Reg; 15], &PowerTable),
-    state: (Block, &mut Counter<W, L>),
-    data: InOutBuf<'_, '_, u8>,
-    last: Block,
-) -> Block {
-    if width.schoolbook_stitched() {
-        stitched::<W, L, HASH_OUTPUT, ROUNDS, true>(width, hash, state, data, last)
-    } else {
-        stitched::<W, L, HASH_OUTPUT, ROUNDS, false>(width, hash, state, data, last)
-    }
-}
-
-/// [`ctr_and_hash_rounds`] with the products of [`encrypt_and_hash_stride`] chosen.
-#[inline(always)]
-fn stitched<
     W: Tier,
     L: Layout,
     const HASH_OUTPUT: bool,

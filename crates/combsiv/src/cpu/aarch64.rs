@@ -96,6 +96,13 @@ pub(crate) enum TierToken {
 }
 
 impl TierToken {
+    /// Whether the stitched loops multiply schoolbook rather than by Karatsuba: never here
+    /// (PMULL is the scarce unit on Neoverse N1; see x86's `TierToken::schoolbook_stitched`).
+    #[inline(always)]
+    pub(crate) fn schoolbook_stitched(self) -> bool {
+        false
+    }
+
     /// The tier of a backend, if it is an AArch64 tier and this CPU has it: `armv8` is the
     /// EOR3 tier where the CPU has the SHA3 extension.
     pub(crate) fn for_backend(backend: Backend) -> Option<TierToken> {

@@ -72,15 +72,6 @@ pub(crate) trait Tier: Copy {
     #[cfg(feature = "alloc")]
     const COMB_LANES: usize = super::STRIDE * Self::BLOCKS;
 
-    /// Whether the stitched loops (AES-GCM, the AES-GCM-SIV open) multiply each hashed block
-    /// by its power schoolbook, four multiplications, rather than by Karatsuba's three plus
-    /// a shuffle and an XOR for the middle input (`field::kernels::accumulate_schoolbook`).
-    /// Asked once per message; no by default.
-    #[inline(always)]
-    fn schoolbook_stitched(self) -> bool {
-        false
-    }
-
     /// The narrow tier every tier includes (key expansion, reduction, the tag block), as the
     /// one type the code shared by all tiers takes.
     fn narrow(self) -> Narrow;

@@ -156,13 +156,13 @@ const INTEL_VENDOR: [u32; 3] = [
     u32::from_le_bytes(*b"ntel"),
 ];
 
-/// Whether the ZMM tier's stitched loops multiply schoolbook ([`Tier::schoolbook_stitched`]):
-/// on Intel CPUs. Only an [`Avx512`] token asks, and making one ran the detection, so this
-/// reads what it stored: one load, where calling [`features`] would put its call of
-/// [`detect`] into every kernel that asks (AVX-512's AES-GCM of 256 to 1024 bytes took
-/// 1.02-1.03x the time on a Zen 4 so). In the crate's own tests, whatever the CPU, each call
-/// on a thread takes the other choice than the call before it, so that every test of the
-/// AVX-512 tier runs both, unless [`with_schoolbook_stitched`] chose one.
+/// Whether the ZMM tier's stitched loops multiply schoolbook
+/// ([`TierToken::schoolbook_stitched`]): on Intel CPUs. Only an [`Avx512`] token asks, and
+/// making one ran the detection, so this reads what it stored: one load, where calling
+/// [`features`] would also bring the code of [`detect`] into each caller. In the crate's own
+/// tests, whatever the CPU, each call on a thread takes the other choice than the call before
+/// it, so that the tests of the AVX-512 tier run both between them, unless
+/// [`with_schoolbook_stitched`] chose one.
 pub(crate) fn schoolbook_stitched() -> bool {
     #[cfg(all(test, feature = "std"))]
     return SCHOOLBOOK_STITCHED.with(|chosen| {
@@ -370,6 +370,23 @@ impl TierToken {
             #[cfg(test)]
             TierToken::Pair(_) => <pair::Pair as Tier>::COMB_LANES,
         }
+    }
+
+    /// Whether the stitched loops (AES-GCM, the AES-GCM-SIV open) multiply each hashed block
+    /// by its power schoolbook, four multiplications, rather than by Karatsuba's three plus
+    /// a shuffle and an XOR for the middle input (`field::kernels::accumulate_schoolbook`):
+    /// on the ZMM tier of Intel CPUs. There every 512-bit multiply, shuffle and XOR runs on
+    /// port 0 or 5, and the stitched AES-GCM loop is bound by those two ports (llvm-mca 19,
+    /// Sapphire Rapids: 87.2 cycles per 32 blocks with Karatsuba, 84.8 schoolbook; AES-GCM-SIV
+    /// open 83.2 and 80.8). AMD's Zen 4 and Zen 5 spend more on the fourth multiplication
+    /// than on the middle input (llvm-mca's Zen 4 model: 107.1 and 120.1 cycles; measured on
+    /// a Zen 4, schoolbook took 1.09x the time of the AES-GCM seal of 8 KiB and 1.08x of the
+    /// AES-GCM-SIV open). The caller picks the kernel's instance with it, once per message:
+    /// the two are separate functions (in a debug build each instance's frame is about a
+    /// megabyte, and two in one function outgrew a thread's 2 MiB stack).
+    #[inline(always)]
+    pub(crate) fn schoolbook_stitched(self) -> bool {
+        matches!(self, TierToken::Avx512(_)) && schoolbook_stitched()
     }
 
     /// The backend this tier is.

@@ -299,7 +299,7 @@ fn accumulate_split<W: Tier>(
 /// [`accumulate`] schoolbook: register `j`'s four products with its powers, the two cross
 /// products added to the middle sum, which then needs no completing ([`reduce_and_fold`]
 /// with `schoolbook`). It takes a fourth multiplication where Karatsuba takes the middle
-/// input's shuffle and XOR (see [`Tier::schoolbook_stitched`]). Every addition is a
+/// input's shuffle and XOR (see `TierToken::schoolbook_stitched`). Every addition is a
 /// three-way XOR ([`Tier::xor3`]): the middle's two products into its sum, and the low and
 /// high products of registers `j - 1` and `j` into theirs for odd `j` (those of even `j` wait
 /// in `pending`): 16 XORs a stride of 8 registers, not 23 as LLVM grouped them. Registers

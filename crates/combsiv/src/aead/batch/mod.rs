@@ -61,6 +61,7 @@ use crate::aead::gcm_siv::SivJob;
 use crate::aes::AesKeySize;
 use crate::aes::kernels::{RoundKeys, broadcast};
 use crate::cpu::Tier;
+use crate::cpu::TierToken;
 
 /// The blocks POLYVAL reads for a job.
 #[inline(always)]
@@ -104,7 +105,7 @@ fn run_jobs<W: Tier, const OPEN: bool>(
         for job in jobs.iter_mut().filter(|job| is_short_job::<W>(job)) {
             run_one::<W, OPEN>(width, key_generating_key, job);
         }
-        gcm_siv_long_jobs::<OPEN>(width.token(), key_generating_key, jobs);
+        long_jobs::<OPEN>(width.token(), key_generating_key, jobs);
         return;
     };
     let mut wide_keys = broadcast(width, key_generating_key.schedule());
@@ -140,7 +141,7 @@ fn run_jobs<W: Tier, const OPEN: bool>(
         .last()
         .is_some_and(|member| member.blocks > W::BATCH_GROUP_BLOCKS)
     {
-        gcm_siv_long_jobs::<OPEN>(width.token(), key_generating_key, jobs);
+        long_jobs::<OPEN>(width.token(), key_generating_key, jobs);
     }
 }
 
@@ -148,4 +149,18 @@ fn run_jobs<W: Tier, const OPEN: bool>(
 #[inline(always)]
 pub(super) fn is_short_job<W: Tier>(job: &SivJob<'_>) -> bool {
     hashed_blocks(job) <= W::BATCH_GROUP_BLOCKS
+}
+
+/// [`gcm_siv_long_jobs`] with the stitched loop's products the tier asks for
+/// ([`TierToken::schoolbook_stitched`]; a seal has no stitched loop).
+fn long_jobs<const OPEN: bool>(
+    tier: TierToken,
+    key_generating_key: &RoundKeys,
+    jobs: &mut [SivJob<'_>],
+) {
+    if OPEN && tier.schoolbook_stitched() {
+        gcm_siv_long_jobs::<true, true>(tier, key_generating_key, jobs);
+    } else {
+        gcm_siv_long_jobs::<OPEN, false>(tier, key_generating_key, jobs);
+    }
 }

@@ -21,21 +21,21 @@ use crate::layout::SivLayout;
 per_tier! {
     /// Every long job of a batch (more than [`Tier::BATCH_GROUP_BLOCKS`] hashed blocks),
     /// software-pipelined ([`pipeline`]).
-    pub(super) fn gcm_siv_long_jobs<const OPEN: bool>(
+    pub(super) fn gcm_siv_long_jobs<const OPEN: bool, const SCHOOLBOOK: bool>(
         key_generating_key: &RoundKeys,
         jobs: &mut [SivJob<'_>],
     ) = long_jobs;
 }
 
 #[inline(always)]
-fn long_jobs<W: Tier, const OPEN: bool>(
+fn long_jobs<W: Tier, const OPEN: bool, const SCHOOLBOOK: bool>(
     width: W,
     key_generating_key: &RoundKeys,
     jobs: &mut [SivJob<'_>],
 ) {
     match key_generating_key.size() {
-        AesKeySize::Aes128 => pipeline::<W, 10, OPEN>(width, key_generating_key, jobs),
-        AesKeySize::Aes256 => pipeline::<W, 14, OPEN>(width, key_generating_key, jobs),
+        AesKeySize::Aes128 => pipeline::<W, 10, OPEN, SCHOOLBOOK>(width, key_generating_key, jobs),
+        AesKeySize::Aes256 => pipeline::<W, 14, OPEN, SCHOOLBOOK>(width, key_generating_key, jobs),
     }
 }
 
@@ -71,7 +71,7 @@ impl Drop for Pending {
 /// Zen 3, same process, medians of 41: the batch of 64 x 1500 bytes 1.06-1.10x the loop of
 /// single calls on VAES (1.03x on AES-NI), 64 x 576 bytes 1.07-1.19x.
 #[inline(always)]
-fn pipeline<W: Tier, const ROUNDS: usize, const OPEN: bool>(
+fn pipeline<W: Tier, const ROUNDS: usize, const OPEN: bool, const SCHOOLBOOK: bool>(
     width: W,
     key_generating_key: &RoundKeys,
     jobs: &mut [SivJob<'_>],
@@ -100,7 +100,12 @@ fn pipeline<W: Tier, const ROUNDS: usize, const OPEN: bool>(
         core::hint::black_box(&hash_keys[current]);
         if let Some(previous) = pending.take() {
             let other = 1 - current;
-            complete::<W, ROUNDS, OPEN>(width, (&wide[other], &hash_keys[other]), previous, jobs);
+            complete::<W, ROUNDS, OPEN, SCHOOLBOOK>(
+                width,
+                (&wide[other], &hash_keys[other]),
+                previous,
+                jobs,
+            );
         }
         let value = if OPEN {
             s
@@ -125,7 +130,12 @@ fn pipeline<W: Tier, const ROUNDS: usize, const OPEN: bool>(
     }
     if let Some(previous) = pending {
         let other = 1 - current;
-        complete::<W, ROUNDS, OPEN>(width, (&wide[other], &hash_keys[other]), previous, jobs);
+        complete::<W, ROUNDS, OPEN, SCHOOLBOOK>(
+            width,
+            (&wide[other], &hash_keys[other]),
+            previous,
+            jobs,
+        );
     }
     wide.zeroize();
 }
@@ -134,7 +144,7 @@ fn pipeline<W: Tier, const ROUNDS: usize, const OPEN: bool>(
 /// stitched with POLYVAL from the received tag, then the tag check, which wipes the job on a
 /// mismatch (opening).
 #[inline(always)]
-fn complete<W: Tier, const ROUNDS: usize, const OPEN: bool>(
+fn complete<W: Tier, const ROUNDS: usize, const OPEN: bool, const SCHOOLBOOK: bool>(
     width: W,
     (keys, hash_key): (&[W::Reg; 15], &PowerTable),
     message: Pending,
@@ -151,7 +161,7 @@ fn complete<W: Tier, const ROUNDS: usize, const OPEN: bool>(
     let mut buf: InOutBuf<'_, '_, u8> = (&mut *job.data).into();
     if OPEN {
         let lengths = length_block(job.aad.len(), buf.len());
-        let s = ctr_and_hash_rounds::<W, SivLayout, true, ROUNDS>(
+        let s = ctr_and_hash_rounds::<W, SivLayout, true, ROUNDS, SCHOOLBOOK>(
             width,
             (keys, hash_key),
             (
@@ -247,8 +257,12 @@ pub(super) fn run_one<W: Tier, const OPEN: bool>(
     if OPEN {
         let received = job.tag;
         let tier = width.token().for_message(Kernel::SivOpen, buf.len());
-        let expected =
-            super::super::kernels::gcm_siv_open(tier, &message, buf.reborrow(), &received);
+        let opened = buf.reborrow();
+        let expected = if tier.schoolbook_stitched() {
+            super::super::kernels::gcm_siv_open::<true>(tier, &message, opened, &received)
+        } else {
+            super::super::kernels::gcm_siv_open::<false>(tier, &message, opened, &received)
+        };
         job.authentic = open_or_wipe(buf, |_| check_tag(&expected, &received)).is_ok();
     } else {
         let tier = width.token().for_message(Kernel::SivSeal, buf.len());

@@ -492,18 +492,6 @@ impl Tier for Avx512 {
     const BATCH_GROUP_BLOCKS: usize = MAX_BATCH_GROUP_BLOCKS;
     const UNROLL_ROUNDS: bool = false;
 
-    /// On Intel's cores: there every 512-bit multiply, shuffle and XOR runs on port 0 or 5,
-    /// and the stitched AES-GCM loop is bound by those two ports (llvm-mca 19, Sapphire
-    /// Rapids: 87.2 cycles per 32 blocks with Karatsuba, 84.8 schoolbook; AES-GCM-SIV open
-    /// 83.2 and 80.8). AMD's Zen 4 and Zen 5 spend more on the fourth multiplication than
-    /// on the middle input (llvm-mca's Zen 4 model: 107.2 and 119.7 cycles; measured on a
-    /// Zen 4, schoolbook took 1.09x the time of the AES-GCM seal of 8 KiB and 1.08x of the
-    /// AES-GCM-SIV open).
-    #[inline(always)]
-    fn schoolbook_stitched(self) -> bool {
-        super::schoolbook_stitched()
-    }
-
     #[inline(always)]
     fn narrow(self) -> Aesni {
         Avx512::aesni(self)
