@@ -124,7 +124,8 @@ def test_chunked_arrays_keep_their_chunks():
 
 def test_associated_data_per_row():
     cipher = AESGCMSIV(bytes(16))
-    values = column([b"a", b"b", None, b"c"])
+    # Row 1 is long enough to be opened from the input, not copied first.
+    values = column([b"a", b"b" * 1500, None, b"c"])
     aad = pa.array(["row0", "row1", None, "row3"])
     sealed = cipher.encrypt_column(values, associated_data=aad)
     assert cipher.decrypt_column(sealed, associated_data=aad).to_pylist() == values.to_pylist()
@@ -145,16 +146,20 @@ def test_associated_data_per_row():
         cipher.encrypt_column(values, associated_data=pa.array([None, "b", "c", "d"]))
 
 
-def test_a_flipped_bit_fails_only_its_row():
-    cipher = AESGCMSIV(bytes(16))
+@pytest.mark.parametrize("row", [3, 6], ids=["short row", "long row"])
+def test_a_flipped_bit_fails_only_its_row(backend, row):
+    """Short rows are opened as a batch, long ones (1500 bytes) one by one from the input."""
+    cipher = AESGCMSIV(bytes(16), backend=backend)
     sealed = cipher.encrypt_column(column(VALUES)).to_pylist()
-    sealed[3] = sealed[3][:20] + bytes([sealed[3][20] ^ 1]) + sealed[3][21:]
+    sealed[row] = sealed[row][:20] + bytes([sealed[row][20] ^ 1]) + sealed[row][21:]
     with pytest.raises(InvalidTag) as failure:
         cipher.decrypt_column(pa.array(sealed))
-    assert failure.value.failed == [3]
-    results = failure.value.results.to_pylist()
-    assert results[3] is None
-    assert results[:3] + results[4:] == VALUES[:3] + VALUES[4:]
+    assert failure.value.failed == [row]
+    results = failure.value.results
+    assert results.to_pylist() == VALUES[:row] + [None] + VALUES[row + 1 :]
+    # The failed row's bytes are zeroed, not plaintext.
+    offsets = memoryview(results.buffers()[1]).cast("i")
+    assert set(results.buffers()[2].to_pybytes()[offsets[row] : offsets[row + 1]]) <= {0}
 
 
 def test_wrong_key_fails_every_row_and_returns_no_plaintext():

@@ -9,8 +9,9 @@
 //!
 //! The rows are cut into runs of [`RUN_ROWS`], and the runs into parts of about equal bytes,
 //! one per thread. A run copies its values into their places in the output and then seals
-//! (or opens) them as one batch, so that the copied bytes are still in the core's cache when
-//! the cipher reads them; nothing is allocated per row.
+//! them as one batch, so that the copied bytes are still in the core's cache when the cipher
+//! reads them; nothing is allocated per row. Opening copies only its short rows that way:
+//! long ones are opened from the input straight into the output ([`OPEN_UNCOPIED_FROM`]).
 
 mod budget;
 mod values;
@@ -35,6 +36,16 @@ use crate::buffer::{BytesLike, Snapshot};
 /// Rows copied and then sealed together: 256 rows of the Internet mix (about 90 KB in and
 /// out) stay in a core's L2 cache between the copy and the cipher.
 const RUN_ROWS: usize = 256;
+
+/// The shortest ciphertext that a column call opens straight from the Arrow buffer, one row
+/// per call, rather than copied into its output and opened in a batch. Opening reads each
+/// byte of its input once (counter mode's XOR; AES-GCM hashes the block that one load
+/// fetched), so the input needs no snapshot, unlike a seal's, which AES-GCM-SIV reads twice.
+/// Skipping the copy of rows from 1 KiB up took `decrypt_column` of 1M Internet-mix rows
+/// from 0.297 to 0.245 s on a Zen 4 (every threshold from 16 bytes to 1 KiB measured within
+/// 1 % of that, 1 KiB the fastest: below it the batch's pipeline gains about what the copy
+/// costs).
+const OPEN_UNCOPIED_FROM: usize = 1024;
 
 /// The nonce of a column call's rows.
 #[derive(Clone, Copy)]
@@ -466,7 +477,9 @@ pub fn decrypt_column<'py, C: Cipher>(
 }
 
 /// Opens one run and sets each row's verdict. A row shorter than its nonce and tag fails
-/// alone, with an empty output.
+/// alone, with an empty output. Rows of [`OPEN_UNCOPIED_FROM`] bytes or more are opened one at a
+/// time from where Arrow keeps them into their output; shorter ones are copied there and
+/// opened as one batch.
 fn open_run<C: Cipher>(
     cipher: &C,
     nonces: Nonces,
@@ -494,11 +507,16 @@ fn open_run<C: Cipher>(
             Nonces::Random => stored_nonce.try_into().unwrap_or_default(),
             Nonces::Fixed(nonce) => nonce,
         };
+        let aad = aads.get(first_row + i);
+        if body.len() >= OPEN_UNCOPIED_FROM {
+            run.valid[k] = cipher.open(&nonce, aad, Some(body), out, tag).is_ok();
+            continue;
+        }
         out.copy_from_slice(body);
         opened.push(k);
         jobs.push(SivJob {
             nonce,
-            aad: aads.get(first_row + i),
+            aad,
             data: out,
             tag: *tag,
             authentic: false,
