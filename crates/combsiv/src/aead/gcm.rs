@@ -194,6 +194,18 @@ impl<K: KeySize> AesGcm<K> {
         Ok(self.encrypt_or_decrypt(&j0, aad, buf, Hashed::Output))
     }
 
+    /// [`seal_inout`](Self::seal_inout) from `plaintext` into `ciphertext`, which reads
+    /// each plaintext byte once as it is: GHASH reads the ciphertext it wrote.
+    pub(crate) fn seal_to(
+        &self,
+        iv: &[u8],
+        aad: &[u8],
+        plaintext: &[u8],
+        ciphertext: &mut [u8],
+    ) -> Result<[u8; 16], Error> {
+        self.seal_inout(iv, aad, super::in_out(plaintext, ciphertext)?)
+    }
+
     /// Algorithm 5 (GCM-AD), in one pass: GHASH reads the ciphertext while it is decrypted,
     /// and on a tag mismatch `open_or_wipe` zeroes the decrypted buffer.
     pub(crate) fn open_inout(

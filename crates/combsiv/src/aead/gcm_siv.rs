@@ -145,6 +145,36 @@ impl<K: KeySize> AesGcmSiv<K> {
         }
     }
 
+    /// Section 4 from `plaintext` into `ciphertext`, reading each plaintext byte once (the
+    /// two passes, POLYVAL and counter mode, would otherwise read it twice): the vector
+    /// kernels' POLYVAL pass writes what it hashed into `ciphertext` and counter mode runs
+    /// there in place; the portable backend copies first.
+    pub(crate) fn seal_to(
+        &self,
+        nonce: &[u8; 12],
+        aad: &[u8],
+        plaintext: &[u8],
+        ciphertext: &mut [u8],
+    ) -> Result<[u8; 16], Error> {
+        if plaintext.len() != ciphertext.len() {
+            return Err(Error::InvalidLength);
+        }
+        check_lengths(aad.len(), plaintext.len())?;
+        match &self.key_generating_key {
+            #[cfg(vector_tiers)]
+            BlockCipher::Vector(key_generating_key, tier) => {
+                let message = SivMessage::new(key_generating_key, nonce, aad);
+                let tier = tier.for_message(Kernel::SivSeal, plaintext.len());
+                let seal = super::kernels::gcm_siv_seal_copying;
+                Ok(seal(tier, &message, plaintext, ciphertext))
+            }
+            BlockCipher::Portable(_) => {
+                ciphertext.copy_from_slice(plaintext);
+                self.seal_inout(nonce, aad, ciphertext.into())
+            }
+        }
+    }
+
     /// Section 5: opens the input side of `buf` into its output side if `tag` authenticates
     /// it. On any error the output side is zeroed.
     pub(crate) fn open_inout(
@@ -594,9 +624,14 @@ mod tests {
                 let sealed = (buf.clone(), tag);
                 let context = format!("{tier:?} len {len}");
                 match &first {
-                    None => first = Some(sealed),
+                    None => first = Some(sealed.clone()),
                     Some(first) => assert_eq!(&sealed, first, "{context}"),
                 }
+                // Read once from the plaintext into a separate (garbage-filled) output.
+                let mut copied = vec![0xA5; len];
+                let seal_copying = super::super::kernels::gcm_siv_seal_copying;
+                let tag = seal_copying(*tier, &message, &plaintext[..len], &mut copied);
+                assert_eq!((copied, tag), sealed, "{context}, copying");
                 let buf_in_out = (&mut buf[..]).into();
                 let expected = if tier.schoolbook_stitched() {
                     super::super::kernels::gcm_siv_open::<true>(*tier, &message, buf_in_out, &tag)

@@ -46,9 +46,9 @@ use crate::cpu::{
     Block, MAX_BLOCKS, Narrow, STRIDE, Tier, block_from, load_block, per_tier, store_block,
 };
 use crate::field::kernels::{
-    PowerTable, StrideInMemory, Sums, absorb_each, absorb_padded, absorb_stride, accumulate,
-    accumulate_schoolbook, dot, fill_powers, hashed_register, karatsuba_input, mul, reduce,
-    reduce_and_fold, square, stride_register,
+    PowerTable, StrideInMemory, Sums, absorb_each, absorb_padded, absorb_padded_copying,
+    absorb_stride, accumulate, accumulate_schoolbook, dot, fill_powers, hashed_register,
+    karatsuba_input, mul, reduce, reduce_and_fold, square, stride_register,
 };
 use crate::layout::{Layout, SivLayout};
 
@@ -86,6 +86,19 @@ per_tier! {
         message: &SivMessage<'_>,
         buf: InOutBuf<'_, '_, u8>,
     ) -> [u8; 16] = seal_whole;
+}
+
+per_tier! {
+    /// [`gcm_siv_seal`] of `plaintext` into `ciphertext` (as long), reading each plaintext
+    /// byte once: POLYVAL's pass writes what it hashed into `ciphertext`
+    /// ([`absorb_padded_copying`]) and counter mode then runs there in place (a short message
+    /// is copied first). A plaintext another thread changes meanwhile still gives a ciphertext
+    /// that opens; reading it twice, once per pass, would not.
+    pub(crate) fn gcm_siv_seal_copying(
+        message: &SivMessage<'_>,
+        plaintext: &[u8],
+        ciphertext: &mut [u8],
+    ) -> [u8; 16] = seal_whole_copying;
 }
 
 per_tier! {
@@ -151,10 +164,10 @@ fn seal_whole<W: Tier>(width: W, message: &SivMessage<'_>, buf: InOutBuf<'_, '_,
         message.key_generating_key.size(),
     ) {
         (chunks, AesKeySize::Aes128) if chunks > W::SIV_SHORT_CHUNKS => {
-            seal_rounds::<W, 10>(width, message, buf)
+            seal_rounds::<W, 10>(width, message, (None, buf))
         }
         (chunks, AesKeySize::Aes256) if chunks > W::SIV_SHORT_CHUNKS => {
-            seal_rounds::<W, 14>(width, message, buf)
+            seal_rounds::<W, 14>(width, message, (None, buf))
         }
         (1, AesKeySize::Aes128) => seal_short::<_, 10, 1>(single, message, buf),
         (1, AesKeySize::Aes256) => seal_short::<_, 14, 1>(single, message, buf),
@@ -162,6 +175,31 @@ fn seal_whole<W: Tier>(width: W, message: &SivMessage<'_>, buf: InOutBuf<'_, '_,
         (2, AesKeySize::Aes256) => seal_short::<_, 14, 2>(single, message, buf),
         (_, AesKeySize::Aes128) => seal_short::<_, 10, 3>(single, message, buf),
         (_, AesKeySize::Aes256) => seal_short::<_, 14, 3>(single, message, buf),
+    }
+}
+
+#[inline(always)]
+fn seal_whole_copying<W: Tier>(
+    width: W,
+    message: &SivMessage<'_>,
+    plaintext: &[u8],
+    ciphertext: &mut [u8],
+) -> [u8; 16] {
+    let text = (Some(plaintext), ciphertext.into());
+    match (
+        chunks_of(message, plaintext.len()),
+        message.key_generating_key.size(),
+    ) {
+        (chunks, AesKeySize::Aes128) if chunks > W::SIV_SHORT_CHUNKS => {
+            seal_rounds::<W, 10>(width, message, text)
+        }
+        (chunks, AesKeySize::Aes256) if chunks > W::SIV_SHORT_CHUNKS => {
+            seal_rounds::<W, 14>(width, message, text)
+        }
+        _ => {
+            ciphertext.copy_from_slice(plaintext);
+            seal_whole(width, message, ciphertext.into())
+        }
     }
 }
 
@@ -446,18 +484,26 @@ pub(crate) fn record_keys_and_aad<W: Tier, const ROUNDS: usize>(
     (encryption, s)
 }
 
+/// The long seal. `plaintext`: read from there once, into `buf`'s output, where counter mode
+/// then runs in place ([`gcm_siv_seal_copying`]); `None`: `buf`'s input, read by both passes.
 #[inline(always)]
 fn seal_rounds<W: Tier, const ROUNDS: usize>(
     width: W,
     message: &SivMessage<'_>,
-    buf: InOutBuf<'_, '_, u8>,
+    (plaintext, mut buf): (Option<&[u8]>, InOutBuf<'_, '_, u8>),
 ) -> [u8; 16] {
     let mut hash_key = PowerTable::empty(width.narrow());
     let mut keys = [width.zero(); 15];
     let (mut encryption, s) =
         record_keys_and_aad::<W, ROUNDS>(width, message, buf.len(), (&mut hash_key, &mut keys));
-    let lengths = length_block(message.aad.len(), buf.len());
-    let s = absorb_padded::<W, SivLayout>(width, &hash_key, s, (buf.get_in(), 0), Some(lengths));
+    let lengths = Some(length_block(message.aad.len(), buf.len()));
+    let s = match plaintext {
+        Some(plaintext) => {
+            let text = (plaintext, buf.get_out());
+            absorb_padded_copying::<W, SivLayout>(width, &hash_key, s, text, lengths)
+        }
+        None => absorb_padded::<W, SivLayout>(width, &hash_key, s, (buf.get_in(), 0), lengths),
+    };
     let tag = tag_of::<ROUNDS>(width.narrow(), &encryption, s, message.nonce);
     encryption.zeroize();
     let mut counter = Counter::<W, SivLayout>::new(width, counter_block(width.narrow(), tag));

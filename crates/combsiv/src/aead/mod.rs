@@ -312,9 +312,9 @@ macro_rules! impl_common_surface {
             }
 
             /// Encrypts `plaintext` into `ciphertext` (which must be exactly as long) and
-            /// returns the tag: one pass reads the input and writes the output, with no copy
-            /// of the plaintext in between. [`Error::InvalidLength`](crate::Error::InvalidLength)
-            /// if the lengths differ.
+            /// returns the tag, reading each byte of `plaintext` once, so that a buffer another
+            /// thread writes meanwhile still gives a ciphertext that opens (to what was read).
+            /// [`Error::InvalidLength`](crate::Error::InvalidLength) if the lengths differ.
             pub fn encrypt_to_detached(
                 &self,
                 nonce: &[u8; 12],
@@ -322,7 +322,7 @@ macro_rules! impl_common_surface {
                 plaintext: &[u8],
                 ciphertext: &mut [u8],
             ) -> Result<[u8; 16], $crate::Error> {
-                self.seal_inout(nonce, aad, $crate::aead::in_out(plaintext, ciphertext)?)
+                self.seal_to(nonce, aad, plaintext, ciphertext)
             }
 
             /// Decrypts `ciphertext` into `plaintext` (which must be exactly as long) if `tag`

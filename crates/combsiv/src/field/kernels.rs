@@ -499,29 +499,90 @@ pub(crate) fn absorb_padded<W: Tier, L: Layout>(
     (data, start): (&[u8], usize),
     last: Option<Block>,
 ) -> Block {
-    let narrow = width.narrow();
-    let (blocks, partial) = data[start..].as_chunks::<16>();
-    let mut rest = blocks;
-    if key.covers_stride::<W>() {
-        let whole = blocks.len() / W::POWERS * W::POWERS;
-        let (body, tail) = blocks.split_at(whole);
-        let strides = W::registers(body.as_flattened()).0.as_chunks::<STRIDE>().0;
-        // The strides that 8 more bytes follow, read again from 8 bytes on.
-        let later = data.get(start + 8..).unwrap_or_default();
-        let shifted = if L::GCM {
-            &[]
-        } else {
-            W::registers(later).0.as_chunks::<STRIDE>().0
-        };
-        let (with_shifted, last_strides) = strides.split_at(shifted.len().min(strides.len()));
-        for (stride, shifted) in with_shifted.iter().zip(shifted) {
-            s = absorb_stride::<W, L>(width, key, s, (stride, Some(shifted)));
-        }
-        for stride in last_strides {
-            s = absorb_stride::<W, L>(width, key, s, (stride, None));
-        }
-        rest = tail;
+    let whole = whole_strides::<W>(key, data.len() - start);
+    let strides = W::registers(&data[start..start + whole])
+        .0
+        .as_chunks::<STRIDE>()
+        .0;
+    // The strides that 8 more bytes follow, read again from 8 bytes on.
+    let later = data.get(start + 8..).unwrap_or_default();
+    let shifted = if L::GCM {
+        &[]
+    } else {
+        W::registers(later).0.as_chunks::<STRIDE>().0
+    };
+    let (with_shifted, last_strides) = strides.split_at(shifted.len().min(strides.len()));
+    for (stride, shifted) in with_shifted.iter().zip(shifted) {
+        s = absorb_stride::<W, L>(width, key, s, (stride, Some(shifted)));
     }
+    for stride in last_strides {
+        s = absorb_stride::<W, L>(width, key, s, (stride, None));
+    }
+    absorb_tail::<W, L>(width, key, s, (data, start + whole), last)
+}
+
+/// [`absorb_padded`] of `data` from its start, reading each byte once and writing it to
+/// `copy` (as long): whole strides are loaded into registers, stored to `copy` and hashed
+/// from the registers (their middle inputs by a swap, not a second read); the tail is copied
+/// first and hashed from `copy`. What was hashed is then exactly what `copy` holds, however
+/// `data` changes meanwhile (another thread's buffer), at the cost of one store per
+/// register, not a copy pass before the hash.
+#[inline(always)]
+pub(crate) fn absorb_padded_copying<W: Tier, L: Layout>(
+    width: W,
+    key: &PowerTable,
+    mut s: Block,
+    (data, copy): (&[u8], &mut [u8]),
+    last: Option<Block>,
+) -> Block {
+    let whole = whole_strides::<W>(key, data.len());
+    let (body, tail) = data.split_at(whole);
+    let (copied_body, copied_tail) = copy.split_at_mut(whole);
+    let strides = W::registers(body).0.as_chunks::<STRIDE>().0;
+    let copied_strides = W::registers_mut(copied_body).0.as_chunks_mut::<STRIDE>().0;
+    for (stride, copied) in strides.iter().zip(copied_strides) {
+        let mut registers: [W::Reg; STRIDE] = core::array::from_fn(|j| width.load(&stride[j]));
+        for (register, copied) in registers.iter_mut().zip(copied) {
+            // Held in a register: the hash below must not load it from `data` again.
+            width.pin(register);
+            *copied = width.store(*register);
+        }
+        s = absorb_registers(
+            width,
+            key,
+            #[inline(always)]
+            |j| {
+                let x = hashed_register::<W, L>(width, registers[j], (j == 0).then_some(s));
+                karatsuba_input(width, x)
+            },
+        );
+    }
+    copied_tail.copy_from_slice(tail);
+    absorb_tail::<W, L>(width, key, s, (copy, whole), last)
+}
+
+/// The bytes of `len` that [`absorb_padded`] hashes in whole strides: none unless the table
+/// covers one.
+#[inline(always)]
+fn whole_strides<W: Tier>(key: &PowerTable, len: usize) -> usize {
+    match key.covers_stride::<W>() {
+        true => len / (16 * W::POWERS) * (16 * W::POWERS),
+        false => 0,
+    }
+}
+
+/// The end of [`absorb_padded`]: `data[start..]`, fewer blocks than a stride (or any number
+/// when the table does not cover one), zero-padded, then `last`.
+#[inline(always)]
+fn absorb_tail<W: Tier, L: Layout>(
+    width: W,
+    key: &PowerTable,
+    s: Block,
+    (data, start): (&[u8], usize),
+    last: Option<Block>,
+) -> Block {
+    let narrow = width.narrow();
+    let (rest, partial) = data[start..].as_chunks::<16>();
     let (registers, lone) = W::registers(rest.as_flattened());
     // At most BLOCKS + 1 blocks follow the whole registers (fewer than a register's whole
     // blocks, the partial one, `last`), so at most two registers are assembled from them.
@@ -545,7 +606,7 @@ pub(crate) fn absorb_padded<W: Tier, L: Layout>(
     // The closure is inlined by force: left out of line at width 4 (LLVM's heuristics found
     // it too big), it was compiled without the instance's target features and every intrinsic
     // in it became a call.
-    s = absorb_each::<W, L>(
+    absorb_each::<W, L>(
         width,
         key,
         s,
@@ -555,6 +616,5 @@ pub(crate) fn absorb_padded<W: Tier, L: Layout>(
             Some(bytes) => width.load(bytes),
             None => width.gather(|i| loose[(r - registers.len()) * W::BLOCKS + i]),
         },
-    );
-    s
+    )
 }
