@@ -8,10 +8,10 @@
 //! cost nothing; empty values are sealed like any other.
 //!
 //! The rows are cut into runs of [`RUN_ROWS`], and the runs into parts of about equal bytes,
-//! one per thread. A run copies its values into their places in the output and then seals
-//! them as one batch, so that the copied bytes are still in the core's cache when the cipher
-//! reads them; nothing is allocated per row. Opening copies only its short rows that way:
-//! long ones are opened from the input straight into the output ([`OPEN_UNCOPIED_FROM`]).
+//! one per thread. A run copies its short values into their places in the output and then
+//! seals (or opens) them as one batch, so that the copied bytes are still in the core's cache
+//! when the cipher reads them; long values are sealed or opened from the input straight into
+//! the output ([`UNCOPIED_FROM`]). Nothing is allocated per row.
 
 mod budget;
 mod values;
@@ -37,15 +37,16 @@ use crate::buffer::{BytesLike, Snapshot};
 /// out) stay in a core's L2 cache between the copy and the cipher.
 const RUN_ROWS: usize = 256;
 
-/// The shortest ciphertext that a column call opens straight from the Arrow buffer, one row
-/// per call, rather than copied into its output and opened in a batch. Opening reads each
-/// byte of its input once (counter mode's XOR; AES-GCM hashes the block that one load
-/// fetched), so the input needs no snapshot, unlike a seal's, which AES-GCM-SIV reads twice.
-/// Skipping the copy of rows from 1 KiB up took `decrypt_column` of 1M Internet-mix rows
-/// from 0.297 to 0.245 s on a Zen 4 (every threshold from 16 bytes to 1 KiB measured within
-/// 1 % of that, 1 KiB the fastest: below it the batch's pipeline gains about what the copy
-/// costs).
-const OPEN_UNCOPIED_FROM: usize = 1024;
+/// The shortest value (plaintext or ciphertext) that a column call seals or opens straight
+/// from the Arrow buffer into its output, one row per call, rather than copied there first
+/// and then sealed or opened in a batch. Either reads each byte of its input once (AES-GCM-SIV's
+/// seal writes what its POLYVAL pass read into the output, where counter mode then runs; an
+/// open reads the ciphertext by its counter mode's XOR), so the input needs no snapshot. 1M
+/// Internet-mix rows on a Zen 4, one core, against every row copied: `encrypt_column` 0.282 to
+/// 0.249 s from 256 or 512 bytes up (1 KiB: 0.256; 16 bytes: 0.303, short rows need the
+/// batch), `decrypt_column` 0.297 to 0.245 s, every threshold from 16 bytes to 1 KiB within
+/// 1 % of that.
+const UNCOPIED_FROM: usize = 512;
 
 /// The nonce of a column call's rows.
 #[derive(Clone, Copy)]
@@ -382,7 +383,9 @@ pub fn encrypt_column<'py, C: Cipher>(
 
 /// Seals one run of a chunk (whose first row is row `first_row` of the column): each row's
 /// nonce (stored in front if random, from the call's `random_nonces` and the chunk's
-/// number), value and tag.
+/// number), value and tag. Values of [`UNCOPIED_FROM`] bytes or more are sealed one at a
+/// time from where Arrow keeps them into their output; shorter ones are copied there and
+/// sealed as one batch.
 fn seal_run<C: Cipher>(
     cipher: &C,
     nonces: Nonces,
@@ -409,11 +412,16 @@ fn seal_run<C: Cipher>(
         let (stored_nonce, out) = out.split_at_mut(prefix);
         stored_nonce.copy_from_slice(&nonce[..prefix]);
         let (body, tag) = out.split_at_mut(value.len());
+        let aad = aads.get(first_row + i);
+        if value.len() >= UNCOPIED_FROM {
+            tag.copy_from_slice(&cipher.seal(&nonce, aad, Some(value), body)?);
+            continue;
+        }
         body.copy_from_slice(value);
         tags.push(tag);
         jobs.push(SivJob {
             nonce,
-            aad: aads.get(first_row + i),
+            aad,
             data: body,
             tag: [0; TAG_LEN],
             authentic: false,
@@ -477,7 +485,7 @@ pub fn decrypt_column<'py, C: Cipher>(
 }
 
 /// Opens one run and sets each row's verdict. A row shorter than its nonce and tag fails
-/// alone, with an empty output. Rows of [`OPEN_UNCOPIED_FROM`] bytes or more are opened one at a
+/// alone, with an empty output. Rows of [`UNCOPIED_FROM`] bytes or more are opened one at a
 /// time from where Arrow keeps them into their output; shorter ones are copied there and
 /// opened as one batch.
 fn open_run<C: Cipher>(
@@ -508,7 +516,7 @@ fn open_run<C: Cipher>(
             Nonces::Fixed(nonce) => nonce,
         };
         let aad = aads.get(first_row + i);
-        if body.len() >= OPEN_UNCOPIED_FROM {
+        if body.len() >= UNCOPIED_FROM {
             run.valid[k] = cipher.open(&nonce, aad, Some(body), out, tag).is_ok();
             continue;
         }
