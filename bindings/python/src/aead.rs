@@ -31,7 +31,9 @@ pub trait Cipher: Send + Sync {
     /// The error for a nonce this AEAD does not take.
     fn check_nonce(nonce: &[u8]) -> PyResult<()>;
     /// Seals `plaintext` into `out` (as long), or `out` in place when `plaintext` is `None`,
-    /// and returns the tag.
+    /// and returns the tag. `plaintext` is read once (each AEAD's `encrypt_to_detached`), as
+    /// [`open`](Self::open) reads `ciphertext` once: another thread writing it meanwhile can
+    /// change what is sealed or opened, not make the result inconsistent.
     fn seal(
         &self,
         nonce: &[u8],
