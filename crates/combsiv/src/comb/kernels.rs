@@ -107,10 +107,13 @@ fn run_lanes<const LANES: usize>(
     let schedules = &schedules[..n];
     let shared = schedules.iter().all(|s| core::ptr::eq(*s, schedules[0]));
     let job = Group {
-        schedules,
-        rounds,
-        states: &mut states[..n],
-        counters: &mut counters[..n],
+        lanes: Lanes {
+            schedules,
+            rounds,
+            states: &mut states[..n],
+            counters: &mut counters[..n],
+            n,
+        },
         blocks: &mut windows[..n],
     };
     macro_rules! kernel {
@@ -139,10 +142,7 @@ fn run_lanes<const LANES: usize>(
 /// What one kernel call advances: `n` lanes' schedules, states, counters (CCM) and windows,
 /// the windows in order of decreasing length (a comb group), each lane to its window's end.
 struct Group<'s, 'b> {
-    schedules: &'s [&'s KeySchedule],
-    rounds: usize,
-    states: &'s mut [u128],
-    counters: &'s mut [u128],
+    lanes: Lanes<'s>,
     blocks: &'s mut [Blocks<'b>],
 }
 
@@ -166,20 +166,7 @@ struct States<W: Tier> {
 /// slice, which two `&mut` could not be.
 #[inline(always)]
 fn group_kernel<W: Tier, const MODE: u8, const SHARED_KEY: bool>(width: W, job: Group<'_, '_>) {
-    let Group {
-        schedules,
-        rounds,
-        states,
-        counters,
-        blocks,
-    } = job;
-    let lanes = Lanes {
-        schedules,
-        rounds,
-        states,
-        counters,
-        n: blocks.len(),
-    };
+    let Group { lanes, blocks } = job;
     if MODE == CBC_MAC {
         let mut windows: [&[[u8; 16]]; MAX_KERNEL_LANES] = [&[]; MAX_KERNEL_LANES];
         for (window, blocks) in windows.iter_mut().zip(blocks.iter()) {
@@ -198,7 +185,7 @@ fn group_kernel<W: Tier, const MODE: u8, const SHARED_KEY: bool>(width: W, job: 
     }
 }
 
-/// A group's lanes apart from their windows.
+/// A group's `n` lanes apart from their windows.
 struct Lanes<'s> {
     schedules: &'s [&'s KeySchedule],
     rounds: usize,
