@@ -28,8 +28,6 @@
 //!   as the message needs, by repeated doubling (`H^(m+1..2m) = H^m * H^(1..m)`, a register
 //!   of powers per product): 16 powers take four dependent products.
 
-use zeroize::Zeroize;
-
 use crate::cpu::{
     Block, MAX_BLOCKS, Narrow, STRIDE, Tier, TierToken, block_from, load_block, per_tier,
     store_block,
@@ -54,15 +52,14 @@ pub(crate) struct PowerTable {
 
 impl Drop for PowerTable {
     /// Wipes the entries [`fill_powers`] wrote (the others were never anything but zero):
-    /// GCM-SIV drops a table per message, and short ones use few entries.
+    /// GCM-SIV drops a table per message, and short ones use few entries. Plain stores, which
+    /// the compiler widens, then `zeroize`'s barrier, which keeps them: its volatile stores,
+    /// one per entry, were 6 % of a 1500-byte AES-256 seal's time on Zen 4.
     fn drop(&mut self) {
         let written = MAX_POWERS - self.count.min(MAX_POWERS)..MAX_POWERS;
-        for entry in &mut self.powers[written.clone()] {
-            entry.zeroize();
-        }
-        for entry in &mut self.karatsuba[written] {
-            entry.zeroize();
-        }
+        self.powers[written.clone()].fill(block_from(0));
+        self.karatsuba[written].fill(block_from(0));
+        zeroize::optimization_barrier(self);
     }
 }
 
