@@ -57,6 +57,8 @@ const HAS_AVX512: u8 = 8;
 const PREFERS_YMM: u8 = 16;
 /// An Intel CPU: its 512-bit multiplies, shuffles and XORs share ports 0 and 5.
 const INTEL: u8 = 32;
+/// AMD's Zen 4, which runs each 512-bit instruction as two 256-bit halves (see [`zmm_from`]).
+const ZEN4: u8 = 64;
 
 /// What [`detect`] found, with [`DETECTED`] once it ran.
 static FEATURES: AtomicU8 = AtomicU8::new(0);
@@ -142,19 +144,37 @@ fn detect() -> u8 {
         found |= PREFERS_YMM;
     }
     let leaf0 = __cpuid(0);
-    if (leaf0.ebx, leaf0.edx, leaf0.ecx) == (INTEL_VENDOR[0], INTEL_VENDOR[1], INTEL_VENDOR[2]) {
+    let vendor = [leaf0.ebx, leaf0.edx, leaf0.ecx];
+    if vendor == vendor_words(b"GenuineIntel") {
         found |= INTEL;
+    }
+    // Family 0x19 is Zen 3 and Zen 4; of them only Zen 4 has AVX-512.
+    if vendor == vendor_words(b"AuthenticAMD")
+        && family(leaf1.eax) == 0x19
+        && found & HAS_AVX512 != 0
+    {
+        found |= ZEN4;
     }
     found
 }
 
-/// "GenuineIntel" as CPUID leaf 0 returns it in EBX, EDX and ECX.
+/// A vendor string as CPUID leaf 0 returns it in EBX, EDX and ECX.
 #[cfg(not(miri))]
-const INTEL_VENDOR: [u32; 3] = [
-    u32::from_le_bytes(*b"Genu"),
-    u32::from_le_bytes(*b"ineI"),
-    u32::from_le_bytes(*b"ntel"),
-];
+fn vendor_words(name: &[u8; 12]) -> [u32; 3] {
+    let word = |i: usize| u32::from_le_bytes([name[i], name[i + 1], name[i + 2], name[i + 3]]);
+    [word(0), word(4), word(8)]
+}
+
+/// The display family of CPUID leaf 1's EAX: the base family, plus the extended family when
+/// the base is 0xF.
+#[cfg(not(miri))]
+fn family(leaf1_eax: u32) -> u32 {
+    let base = leaf1_eax >> 8 & 0xF;
+    match base {
+        0xF => base + (leaf1_eax >> 20 & 0xFF),
+        _ => base,
+    }
+}
 
 /// Whether the ZMM tier's stitched loops multiply schoolbook
 /// ([`TierToken::schoolbook_stitched`]): on Intel CPUs. Only an [`Avx512`] token asks, and
@@ -201,9 +221,8 @@ pub(crate) fn with_schoolbook_stitched<R>(schoolbook: bool, f: impl FnOnce() -> 
 /// is not checked: no other vendor's family 6 has these models and AVX-512.
 #[cfg(not(miri))]
 fn zmm_downclocks(leaf1_eax: u32) -> bool {
-    let family = leaf1_eax >> 8 & 0xF;
     let model = (leaf1_eax >> 12 & 0xF0) | (leaf1_eax >> 4 & 0xF);
-    family == 6 && matches!(model, 0x55 | 0x6A | 0x6C | 0x7D | 0x7E | 0x9D | 0x8C | 0x8D)
+    family(leaf1_eax) == 6 && matches!(model, 0x55 | 0x6A | 0x6C | 0x7D | 0x7E | 0x9D | 0x8C | 0x8D)
 }
 
 #[cfg(not(miri))]
@@ -300,12 +319,20 @@ impl Avx512 {
 /// open the first and last strides, which the stitched loop cannot pair (it hashes its own
 /// output one stride behind). Measured on Zen 5 (AES-128, median TSC cycles, ZMM / YMM, two
 /// runs): seal 1.11-1.12 at 384 bytes, 1.02-1.08 at 768, 0.88-0.92 at 1024; open 1.08-1.15 at
-/// 384 to 768 bytes, 0.97-1.05 at 1024 and 0.98-1.03 at 1280, 0.87-0.98 at 1536. AES-GCM runs
-/// on ZMM at every length (0.83-0.97 of YMM's time from 256 bytes, both directions).
-const fn zmm_from(kernel: Kernel) -> usize {
-    match kernel {
-        Kernel::SivSeal => 1024,
-        Kernel::SivOpen => 1536,
+/// 384 to 768 bytes, 0.97-1.05 at 1024 and 0.98-1.03 at 1280, 0.87-0.98 at 1536. Zen 4 runs a
+/// 512-bit instruction as two 256-bit halves, so ZMM saves it only instructions, and pays
+/// later (minimum TSC cycles of 4-6 runs, ZMM / YMM, AES-128 and AES-256): seal 1.06-1.08 at
+/// 1792 bytes, 1.00-1.01 at 2048, 0.97-0.98 at 2560, 0.89-0.91 at 4096; open 1.05-1.08 at
+/// 2560 and 2816, 1.00-1.03 at 3584, 0.99-1.02 at 4096, 0.95-0.99 at 8192. AES-GCM runs on ZMM at
+/// every length (Zen 5: 0.83-0.97 of YMM's time from 256 bytes, both directions).
+fn zmm_from(kernel: Kernel) -> usize {
+    // An Avx512 token exists, so the detection ran: one load.
+    let zen4 = FEATURES.load(Ordering::Relaxed) & ZEN4 != 0;
+    match (kernel, zen4) {
+        (Kernel::SivSeal, false) => 1024,
+        (Kernel::SivOpen, false) => 1536,
+        (Kernel::SivSeal, true) => 2048,
+        (Kernel::SivOpen, true) => 4096,
     }
 }
 
@@ -487,6 +514,25 @@ mod tests {
             store_last_partial_masked(avx512, block, &mut masked[..len]);
             partial::store_last_partial(aesni, block, &mut unmasked[..len]);
             assert_eq!(masked, unmasked, "{len}");
+        }
+    }
+
+    /// CPUID leaf 1's EAX of known CPUs: the families and the downclocking list read them
+    /// as their vendors document.
+    #[test]
+    #[cfg(not(miri))]
+    fn families_and_models_decode() {
+        // Zen 3 (Milan), Zen 4 (Genoa), Zen 5 (Turin), Cascade Lake, Sapphire Rapids.
+        let known = [
+            (0x00A0_0F11, 0x19, false),
+            (0x00A1_0F11, 0x19, false),
+            (0x00B0_0F21, 0x1A, false),
+            (0x0005_0657, 6, true),
+            (0x0008_06F8, 6, false),
+        ];
+        for (eax, expected_family, downclocks) in known {
+            assert_eq!(family(eax), expected_family, "{eax:#x}");
+            assert_eq!(zmm_downclocks(eax), downclocks, "{eax:#x}");
         }
     }
 }
