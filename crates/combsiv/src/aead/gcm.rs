@@ -23,7 +23,7 @@ use crate::aes::kernels::RoundKeys;
 use crate::aes::{BlockCipher, KeyBytes};
 use crate::cpu::Isa;
 #[cfg(vector_tiers)]
-use crate::cpu::TierToken;
+use crate::cpu::{Kernel, TierToken};
 use crate::field::{Ghash, HashKey, PolyvalKey};
 use crate::layout::{GcmLayout, Layout};
 
@@ -250,12 +250,14 @@ impl<K: KeySize> AesGcm<K> {
             } => {
                 let start = (&counter.0, counter.1, hashed);
                 let state = ghash.state();
+                // The table holds the powers of every width.
+                let tier = tier.for_message(Kernel::Gcm, buf.len());
                 if tier.schoolbook_stitched() {
                     let ctr_and_hash = super::kernels::ctr_and_hash::<GcmLayout, true>;
-                    ctr_and_hash(*tier, aes, key, state, start, buf, &lengths);
+                    ctr_and_hash(tier, aes, key, state, start, buf, &lengths);
                 } else {
                     let ctr_and_hash = super::kernels::ctr_and_hash::<GcmLayout, false>;
-                    ctr_and_hash(*tier, aes, key, state, start, buf, &lengths);
+                    ctr_and_hash(tier, aes, key, state, start, buf, &lengths);
                 }
             }
         }

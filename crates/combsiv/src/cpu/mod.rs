@@ -221,6 +221,8 @@ fn override_from_env() -> Option<Backend> {
 pub(crate) enum Kernel {
     SivSeal,
     SivOpen,
+    /// AES-GCM's one pass, either direction.
+    Gcm,
 }
 
 /// The instruction set a key's kernels run on, with the token that proves it: the portable

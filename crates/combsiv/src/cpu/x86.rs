@@ -323,16 +323,20 @@ impl Avx512 {
 /// 512-bit instruction as two 256-bit halves, so ZMM saves it only instructions, and pays
 /// later (minimum TSC cycles of 4-6 runs, ZMM / YMM, AES-128 and AES-256): seal 1.06-1.08 at
 /// 1792 bytes, 1.00-1.01 at 2048, 0.97-0.98 at 2560, 0.89-0.91 at 4096; open 1.05-1.08 at
-/// 2560 and 2816, 1.00-1.03 at 3584, 0.99-1.02 at 4096, 0.95-0.99 at 8192. AES-GCM runs on ZMM at
-/// every length (Zen 5: 0.83-0.97 of YMM's time from 256 bytes, both directions).
+/// 2560 and 2816, 1.00-1.03 at 3584, 0.99-1.02 at 4096, 0.95-0.99 at 8192. AES-GCM runs on ZMM
+/// at every length on Zen 5 (0.83-0.97 of YMM's time from 256 bytes, both directions), from
+/// 1 KiB on Zen 4 (there 1.08 at 128 bytes, 1.12-1.14 at 256, 1.01-1.11 at 512, 1.02-1.07 at
+/// 768, 0.92-1.00 at 1024).
 fn zmm_from(kernel: Kernel) -> usize {
     // An Avx512 token exists, so the detection ran: one load.
     let zen4 = FEATURES.load(Ordering::Relaxed) & ZEN4 != 0;
     match (kernel, zen4) {
         (Kernel::SivSeal, false) => 1024,
         (Kernel::SivOpen, false) => 1536,
+        (Kernel::Gcm, false) => 0,
         (Kernel::SivSeal, true) => 2048,
         (Kernel::SivOpen, true) => 4096,
+        (Kernel::Gcm, true) => 1024,
     }
 }
 
