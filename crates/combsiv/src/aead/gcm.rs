@@ -377,9 +377,14 @@ mod tests {
     /// Every backend seals what the first one seals and opens it, at every length through
     /// four strides of the widest tier (under Miri a sample, and the vector backends only:
     /// the portable one's software AES is slow there), with each choice of the stitched
-    /// loops' products: the stitched loop runs from the second stride on.
+    /// loops' products (the stitched loop runs from the second stride on), and with short
+    /// messages on the tier the length picks and on the key's own.
     #[test]
     fn every_backend_seals_alike_at_every_length() {
+        crate::cpu::with_and_without_length_dispatch(every_backend_at_every_length);
+    }
+
+    fn every_backend_at_every_length() {
         use alloc::{format, vec};
         let lengths: Vec<usize> = if cfg!(miri) {
             vec![0, 17, 1024, 1551]

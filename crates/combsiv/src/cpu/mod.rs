@@ -51,6 +51,16 @@ pub(crate) fn for_each_stitched_product(mut f: impl FnMut(bool)) {
     f(false);
 }
 
+/// Runs `f` with each message on the tier `TierToken::for_message` picks, then (on x86) with
+/// every message on the key's own tier, so that a CPU on which the widest tier takes only
+/// long messages still runs its kernels at every length.
+#[cfg(all(test, feature = "std"))]
+pub(crate) fn with_and_without_length_dispatch(mut f: impl FnMut()) {
+    f();
+    #[cfg(target_arch = "x86_64")]
+    x86::with_widest_tier_always(f);
+}
+
 /// An implementation tier. Every key remembers the backend it was created with.
 ///
 /// | backend    | instructions                                   | registers |

@@ -203,6 +203,21 @@ std::thread_local! {
         const { core::cell::Cell::new((false, false)) };
 }
 
+#[cfg(all(test, feature = "std"))]
+std::thread_local! {
+    /// Whether [`zmm_from`] hands no message to the 256-bit tier, on this thread.
+    static WIDEST_TIER_ALWAYS: core::cell::Cell<bool> = const { core::cell::Cell::new(false) };
+}
+
+/// Runs `f` with every message of an AVX-512 key on the ZMM tier, on this thread.
+#[cfg(all(test, feature = "std"))]
+pub(crate) fn with_widest_tier_always<R>(f: impl FnOnce() -> R) -> R {
+    WIDEST_TIER_ALWAYS.set(true);
+    let result = f();
+    WIDEST_TIER_ALWAYS.set(false);
+    result
+}
+
 /// Runs `f` with the ZMM tier's stitched loops multiplying schoolbook or not, whatever the
 /// CPU, on this thread.
 #[cfg(all(test, feature = "std"))]
@@ -328,6 +343,10 @@ impl Avx512 {
 /// 1 KiB on Zen 4 (there 1.08 at 128 bytes, 1.12-1.14 at 256, 1.01-1.11 at 512, 1.02-1.07 at
 /// 768, 0.92-1.00 at 1024).
 fn zmm_from(kernel: Kernel) -> usize {
+    #[cfg(all(test, feature = "std"))]
+    if WIDEST_TIER_ALWAYS.get() {
+        return 0;
+    }
     // An Avx512 token exists, so the detection ran: one load.
     let zen4 = FEATURES.load(Ordering::Relaxed) & ZEN4 != 0;
     match (kernel, zen4) {
