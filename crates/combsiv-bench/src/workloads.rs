@@ -22,7 +22,7 @@ impl Workload {
         }
     }
 
-    /// The Internet mix: 1000 messages from a fixed-seed generator, 44 % uniform in
+    /// The Internet mix: 1000 messages from a generator with a fixed start, 44 % uniform in
     /// 40..=100 bytes, 37 % in 1400..=1500 and 19 % in 101..=1399 (exact counts, shuffled).
     pub fn internet_mix() -> Workload {
         let mut rng = SplitMix64(0x0C0B_5EED);
@@ -56,7 +56,8 @@ impl Workload {
     }
 }
 
-/// SplitMix64: a small, well-mixed generator; the seed fixes the mix for every run.
+/// SplitMix64: a small, well-mixed generator; its fixed starting state fixes the mix for every
+/// run.
 struct SplitMix64(u64);
 
 impl SplitMix64 {
@@ -91,6 +92,6 @@ mod tests {
             (count(40, 100), count(1400, 1500), count(101, 1399)),
             (440, 370, 190)
         );
-        assert_eq!(Workload::internet_mix().sizes, mix.sizes, "fixed seed");
+        assert_eq!(Workload::internet_mix().sizes, mix.sizes, "fixed start");
     }
 }
