@@ -199,7 +199,7 @@ pub(crate) fn round_key<W: Tier, const N: usize>(
 /// byte shuffle first moves each key's w3 so that ShiftRows takes it back to its own
 /// column), and the prefix XOR w0 ^= t, w1 ^= w0, w2 ^= w1, w3 ^= w2 across registers.
 /// Each round key costs eight more to transpose back into the keys' registers, two per key
-/// (on AArch64 none: four ST4 stores transpose as they store).
+/// (on AArch64 none: one ST4 store transposes as it stores the four keys' round key).
 /// Against one key per register, a 64-byte message's share of a batch group's expansion went
 /// from 117 to 79 AArch64 instructions (qemu count) and `seal_batch` of 64 x 64 bytes from
 /// 27-28 to 25 ns a message with VAES, 40-42 to 38 on AES-NI (Zen 5).
@@ -247,7 +247,7 @@ impl<W: Tier> SlicedExpansion<W> {
     /// Round key `index` of the four registers of keys, register c's into `out[c]`; the round
     /// keys before it must have come from here or [`new`](Self::new), in order.
     #[inline(always)]
-    pub(crate) fn next(&mut self, width: W, aes256: bool, index: usize, out: [&mut W::Reg; 4]) {
+    pub(crate) fn next(&mut self, width: W, aes256: bool, index: usize, out: &mut [W::Reg; 4]) {
         let (even, odd) = self.words.split_at_mut(4);
         // As in `round_key`: AES-128 from the round key before; AES-256 from the two before,
         // with Rcon on the even ones. (No closures: theirs would be compiled without the
@@ -278,7 +278,7 @@ impl<W: Tier> SlicedExpansion<W> {
     /// The next round key's words from the four before and `t`, transposed back into the
     /// keys' registers at `out`.
     #[inline(always)]
-    fn step(width: W, words: &mut [W::Reg], t: W::Reg, out: [&mut W::Reg; 4]) {
+    fn step(width: W, words: &mut [W::Reg], t: W::Reg, out: &mut [W::Reg; 4]) {
         words[0] = width.xor(words[0], t);
         words[1] = width.xor(words[1], words[0]);
         words[2] = width.xor(words[2], words[1]);

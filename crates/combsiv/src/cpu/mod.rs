@@ -16,7 +16,7 @@ mod tier;
 pub(crate) mod x86;
 
 #[cfg(all(target_arch = "aarch64", feature = "alloc"))]
-pub(crate) use aarch64::{BATCH_GROUP, MAX_BATCH_GROUP_BLOCKS};
+pub(crate) use aarch64::{BATCH_GROUP, BATCH_HASHES_BY_LANE, MAX_BATCH_GROUP_BLOCKS};
 #[cfg(target_arch = "aarch64")]
 pub(crate) use aarch64::{
     Block, MAX_BLOCKS, Narrow, STRIDE, TierToken, block_from, load_block, per_tier, store_block,
@@ -24,7 +24,7 @@ pub(crate) use aarch64::{
 #[cfg(vector_tiers)]
 pub(crate) use tier::Tier;
 #[cfg(all(target_arch = "x86_64", feature = "alloc"))]
-pub(crate) use x86::{BATCH_GROUP, MAX_BATCH_GROUP_BLOCKS};
+pub(crate) use x86::{BATCH_GROUP, BATCH_HASHES_BY_LANE, MAX_BATCH_GROUP_BLOCKS};
 /// The architecture's tiers: tokens, the narrow tier and its block, the stride, the
 /// instantiation macro, and the loads and stores of single blocks.
 #[cfg(target_arch = "x86_64")]

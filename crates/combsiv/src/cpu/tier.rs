@@ -147,14 +147,12 @@ pub(crate) trait Tier: Copy {
     /// block i form: word c of block i of register j becomes word j of block i of register c.
     #[cfg(feature = "alloc")]
     fn transpose_words(self, rows: [Self::Reg; 4]) -> [Self::Reg; 4];
-    /// [`transpose_words`](Tier::transpose_words) of `rows`, register c stored to `out[c]`:
-    /// a tier that stores the transpose in fewer instructions than it computes it says so.
+    /// [`transpose_words`](Tier::transpose_words) of `rows` stored to `out`: a tier that
+    /// stores the transpose in fewer instructions than it computes it says so.
     #[cfg(feature = "alloc")]
     #[inline(always)]
-    fn store_transposed_words(self, rows: [Self::Reg; 4], out: [&mut Self::Reg; 4]) {
-        for (out, register) in out.into_iter().zip(self.transpose_words(rows)) {
-            *out = register;
-        }
+    fn store_transposed_words(self, rows: [Self::Reg; 4], out: &mut [Self::Reg; 4]) {
+        *out = self.transpose_words(rows);
     }
 
     /// One AES round (FIPS 197: ShiftRows, SubBytes, MixColumns, AddRoundKey) on each block.

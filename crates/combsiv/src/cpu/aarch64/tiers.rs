@@ -377,15 +377,16 @@ impl<const EOR3: bool> Tier for Neon<EOR3> {
         }
     }
 
-    /// ST4 (single structure, one per output) stores word c of the four registers, in order,
-    /// to `out[c]`: four instructions where the transpose and its stores are eight and four.
+    /// ST4 (multiple structures) stores the four registers' words interleaved, word i of
+    /// each in turn: block i of `out` gets word i of `a`, `b`, `c` and `d`, which is the
+    /// transpose, in one instruction where the transpose and its stores are twelve.
     /// (Miri runs no ST4: it takes the transpose.)
     #[cfg(all(feature = "alloc", not(miri)))]
     #[inline(always)]
-    fn store_transposed_words(self, [a, b, c, d]: [uint8x16_t; 4], out: [&mut uint8x16_t; 4]) {
-        let [out0, out1, out2, out3] = out.map(|out| core::ptr::from_mut(out).cast::<u32>());
-        // SAFETY: NEON is part of the AArch64 baseline. Each pointer is a whole register's
-        // storage, 16 writable bytes aligned for u32, and each ST4 writes 16 bytes there.
+    fn store_transposed_words(self, [a, b, c, d]: [uint8x16_t; 4], out: &mut [uint8x16_t; 4]) {
+        let out = core::ptr::from_mut(out).cast::<u32>();
+        // SAFETY: NEON is part of the AArch64 baseline. `out` is four registers' storage, 64
+        // writable bytes aligned for u32, and ST4 writes 64 bytes there.
         unsafe {
             let rows = uint32x4x4_t(
                 vreinterpretq_u32_u8(a),
@@ -393,10 +394,7 @@ impl<const EOR3: bool> Tier for Neon<EOR3> {
                 vreinterpretq_u32_u8(c),
                 vreinterpretq_u32_u8(d),
             );
-            vst4q_lane_u32::<0>(out0, rows);
-            vst4q_lane_u32::<1>(out1, rows);
-            vst4q_lane_u32::<2>(out2, rows);
-            vst4q_lane_u32::<3>(out3, rows);
+            vst4q_u32(out, rows);
         }
     }
 
