@@ -297,25 +297,42 @@ enum SivRound {
     Short,
     /// `uniform_messages`, one in 16 with 1..=16 bytes of AAD.
     Uniform,
+    /// `uniform_messages` in order of length, no AAD, a third of the time all as long as the
+    /// first: a batch that the groups take in the order it comes.
+    InOrder,
 }
 
 /// Batches of 1..=48 jobs (three VAES groups), lengths 0..=5000 with empty and one-block
 /// messages and two past the group limit, AAD from none to longer than the message (so that
 /// POLYVAL and the counter mode of one job take different paths), then batches of short
-/// messages (`short_messages`) and of short messages of nearly one length
-/// (`uniform_messages`), both key sizes; every sealed job equals the single-message result,
+/// messages (`short_messages`), of short messages of nearly one length (`uniform_messages`)
+/// and of those in order, both key sizes; every sealed job equals the single-message result,
 /// and forged jobs fail alone and are zeroed.
 fn siv_batches<K: combsiv::KeySize>(rng: &mut Rng) {
     let rounds = if cfg!(miri) { 1 } else { 12 };
     for backend in backends_under_test() {
-        for round in 0..3 * rounds {
-            let kind = [SivRound::Any, SivRound::Short, SivRound::Uniform][round % 3];
+        for round in 0..4 * rounds {
+            let kind = [
+                SivRound::Any,
+                SivRound::Short,
+                SivRound::Uniform,
+                SivRound::InOrder,
+            ][round % 4];
             let key = K::Key::try_from(&rng.bytes(K::KEY_LEN)[..]).ok().unwrap();
             let cipher = combsiv::AesGcmSiv::<K>::with_backend(&key, backend).unwrap();
             let mut originals = match kind {
                 SivRound::Any => messages(rng, 16, false),
                 SivRound::Short => short_messages(rng),
                 SivRound::Uniform => uniform_messages(rng),
+                SivRound::InOrder => {
+                    let mut messages = uniform_messages(rng);
+                    messages.sort_by_key(Vec::len);
+                    if rng.below(3) == 0 {
+                        let len = messages.first().map_or(0, Vec::len);
+                        messages.iter_mut().for_each(|m| m.truncate(len));
+                    }
+                    messages
+                }
             };
             if kind == SivRound::Any {
                 // Two messages past the most a group takes (63 text blocks with VAES), also
@@ -334,7 +351,7 @@ fn siv_batches<K: combsiv::KeySize>(rng: &mut Rng) {
                         rng.below(if kind == SivRound::Uniform { 16 } else { 4 }),
                     ) {
                         (SivRound::Uniform, 0) => 1 + rng.below(16),
-                        (SivRound::Uniform, _) | (_, 0) => 0,
+                        (SivRound::Uniform | SivRound::InOrder, _) | (_, 0) => 0,
                         (SivRound::Short, _) => rng.below(49),
                         (SivRound::Any, 1) => rng.below(200),
                         (SivRound::Any, _) => rng.below(40),
