@@ -346,12 +346,15 @@ fn key_part<W: Tier, const ROUNDS: usize>(
 }
 
 /// The round keys of a group's record encryption keys still to expand, the four registers
-/// of keys at once, in quarters of straight-line steps: a step's Rcon and the place it stores
-/// to are constants, and its words stay in registers from one step to the next. (In a loop
-/// of as many steps after each of POLYVAL's rows, storing by four ST4 of a key each, the
-/// expansion cost a 64-byte message of an AArch64 batch 69 instructions; straight-line, with
-/// one ST4 a step, 27, qemu count.) A quarter runs after each of POLYVAL's first four steps: the expansion is a
-/// latency chain and POLYVAL bound by the multiplier's throughput, and finely interleaved
+/// of keys at once, in quarters of two to four steps whose bounds are constants where the
+/// quarter's number is: there they unroll into straight-line code, Rcon and the place each
+/// step stores to constant and the words kept in registers from one step to the next. (In a
+/// loop of as many steps after each of POLYVAL's rows, storing by four ST4 of a key each, the
+/// expansion cost a 64-byte message of an AArch64 batch 69 instructions; in quarters, with one
+/// ST4 a step, 27, qemu count. Each quarter written out step by step instead gave an
+/// unoptimized build a 1.5 MB stack frame for the batch kernel, which overflowed a test
+/// thread's 2 MiB.) A quarter runs after each of POLYVAL's first four steps: the expansion is
+/// a latency chain and POLYVAL bound by the multiplier's throughput, and finely interleaved
 /// the two overlap; with the whole expansion ahead of POLYVAL, `seal_batch` of 64-byte
 /// messages on AES-NI took 155 cycles a message against 121 (Zen 4), the chain's waiting
 /// instructions filling the scheduler.
@@ -366,27 +369,29 @@ const _: () = assert!(
     "the expansion is sliced across four registers of keys"
 );
 
-/// The expansion steps of the listed round key indices.
-macro_rules! expansion_steps {
-    ($expansion:ident, $width:ident, $keys:ident: $($index:literal)*) => {{
-        $($expansion.sliced.next($width, ROUNDS == 14, $index, &mut $keys[$index]);)*
-    }};
-}
-
 impl<W: Tier, const ROUNDS: usize> Expansion<W, ROUNDS> {
     /// Expands the next quarter of the round keys, if any is left.
     #[inline(always)]
     fn quarter(&mut self, width: W, keys: &mut [[W::Reg; GROUP]; 15]) {
-        match (ROUNDS == 14, self.quarters) {
-            (false, 0) => expansion_steps!(self, width, keys: 1 2 3),
-            (false, 1) => expansion_steps!(self, width, keys: 4 5 6),
-            (false, 2) => expansion_steps!(self, width, keys: 7 8),
-            (false, 3) => expansion_steps!(self, width, keys: 9 10),
-            (true, 0) => expansion_steps!(self, width, keys: 2 3 4 5),
-            (true, 1) => expansion_steps!(self, width, keys: 6 7 8),
-            (true, 2) => expansion_steps!(self, width, keys: 9 10 11),
-            (true, 3) => expansion_steps!(self, width, keys: 12 13 14),
-            _ => {}
+        // Round keys 1..=10 (AES-128) or 2..=14 (AES-256), in quarters.
+        let (from, to) = match (ROUNDS == 14, self.quarters) {
+            (false, 0) => (1, 4),
+            (false, 1) => (4, 7),
+            (false, 2) => (7, 9),
+            (false, 3) => (9, 11),
+            (true, 0) => (2, 6),
+            (true, 1) => (6, 9),
+            (true, 2) => (9, 12),
+            (true, 3) => (12, 15),
+            _ => (0, 0),
+        };
+        #[allow(
+            clippy::needless_range_loop,
+            reason = "the index is the step's too; enumerated, the loop did not unroll"
+        )]
+        for index in from..to {
+            self.sliced
+                .next(width, ROUNDS == 14, index, &mut keys[index]);
         }
         self.quarters = (self.quarters + 1).min(4);
     }
@@ -484,8 +489,8 @@ fn polyval_lanes<W: Tier, const ROUNDS: usize>(
     mut expansion: Expansion<W, ROUNDS>,
 ) -> [W::Reg; GROUP] {
     // A lane at a time with a quarter of the expansion after each, written out so that each
-    // quarter's steps are straight-line code (in a loop over the lanes, a branch on the
-    // quarter's number cost a 64-byte message 6 AArch64 instructions).
+    // quarter's number is a constant (in a loop over the lanes, the branch on it cost a
+    // 64-byte message 6 AArch64 instructions).
     let keys = &mut scratch.encryption;
     let s0 = polyval_lane(width, jobs, group, h, 0);
     expansion.quarter(width, keys);
