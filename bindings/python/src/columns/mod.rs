@@ -8,7 +8,7 @@
 //! cost nothing; empty values are sealed like any other.
 //!
 //! The rows are cut into runs of [`RUN_ROWS`], and the runs into parts of about equal bytes,
-//! one per thread. A run copies its short values into their places in the output and then
+//! which the threads take in turn. A run copies its short values into their places in the output and then
 //! seals (or opens) them as one batch, so that the copied bytes are still in the core's cache
 //! when the cipher reads them; long values are sealed or opened from the input straight into
 //! the output ([`UNCOPIED_FROM`]). Nothing is allocated per row.
