@@ -67,7 +67,7 @@ pub fn threads_for(bytes: usize, requested: usize) -> usize {
     }
 }
 
-/// Cuts `items` into contiguous parts of about equal weight, [`PARTS_PER_THREAD`] for each of
+/// Cuts `items` into contiguous parts of about equal weight, 8 for each of
 /// at most `threads` threads (0: as [`threads_for`] decides for their total `weight`), and
 /// runs `work` on every part: this thread and the others take the next part not yet taken
 /// until none is left, so a thread that starts late or runs slowly takes fewer. A thread the
