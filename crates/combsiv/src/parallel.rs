@@ -67,12 +67,12 @@ pub fn threads_for(bytes: usize, requested: usize) -> usize {
     }
 }
 
-/// Cuts `items` into contiguous parts of about equal weight, 8 for each of
-/// at most `threads` threads (0: as [`threads_for`] decides for their total `weight`), and
-/// runs `work` on every part: this thread and the others take the next part not yet taken
-/// until none is left, so a thread that starts late or runs slowly takes fewer. A thread the
-/// OS refuses to start costs nothing but speed. A panic in `work` is propagated once the
-/// other threads have taken and run every part left.
+/// Cuts `items` into contiguous parts of about equal weight, 8 for each of at most `threads`
+/// threads (0: as [`threads_for`] decides for their total `weight`), and runs `work` on every
+/// part: this thread and the others take the next part not yet taken until none is left, so
+/// a thread that starts late or runs slowly takes fewer. A thread the OS refuses to start
+/// costs nothing but speed. A panic in `work` is propagated once the other threads have
+/// taken and run every part left.
 pub fn for_each_part<T: Send>(
     items: &mut [T],
     weight: impl Fn(&T) -> usize,
