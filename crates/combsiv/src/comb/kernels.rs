@@ -129,8 +129,9 @@ fn run_lanes<const LANES: usize>(
         Chain::CbcEncrypt => kernel!(CBC_ENCRYPT),
         Chain::CfbEncrypt => kernel!(CFB_ENCRYPT),
         Chain::Ofb => kernel!(OFB),
-        Chain::CbcMac => kernel!(CBC_MAC),
         Chain::CcmSeal => kernel!(CCM_SEAL),
+        Chain::CbcMac if shared => mac_kernel::<true>(tier, job),
+        Chain::CbcMac => mac_kernel::<false>(tier, job),
     }
     for ((lane, state), counter) in lanes.iter_mut().zip(&states).zip(&counters) {
         lane.set_state(state.to_le_bytes());
@@ -147,8 +148,15 @@ struct Group<'s, 'b> {
 }
 
 per_tier! {
-    /// Advances every lane of `job` to the end of its window.
-    fn lane_kernel<const MODE: u8, const SHARED_KEY: bool>(job: Group<'_, '_>) = group_kernel;
+    /// Advances every lane of `job` to the end of its window, reading and writing the
+    /// windows (every mode but CBC-MAC).
+    fn lane_kernel<const MODE: u8, const SHARED_KEY: bool>(job: Group<'_, '_>) = cells_kernel;
+}
+
+per_tier! {
+    /// Advances every lane of `job` to the end of its window under CBC-MAC, which stores
+    /// nothing and so also runs over read-only windows.
+    fn mac_kernel<const SHARED_KEY: bool>(job: Group<'_, '_>) = read_kernel;
 }
 
 /// A group's chaining states and CCM's counters in flight, one register per lane pair (VAES)
@@ -160,29 +168,33 @@ struct States<W: Tier> {
     keystream: [W::Reg; STRIDE],
 }
 
-/// Splits `job` by what its windows allow: CBC-MAC, which stores nothing, reads them as they
-/// are (some are read-only); the other modes read and write them as slices of cells, so that
-/// a lane that fills both halves of a register is reached through two copies of one shared
-/// slice, which two `&mut` could not be.
+/// The modes that store: their windows as slices of cells, so that a lane that fills both
+/// halves of a register is reached through two copies of one shared slice, which two `&mut`
+/// could not be. (Two kernels rather than one branch on `MODE`: each instance of a branch on
+/// a const parameter still compiles both arms, and the comb's loops were half the crate's
+/// code.)
 #[inline(always)]
-fn group_kernel<W: Tier, const MODE: u8, const SHARED_KEY: bool>(width: W, job: Group<'_, '_>) {
+fn cells_kernel<W: Tier, const MODE: u8, const SHARED_KEY: bool>(width: W, job: Group<'_, '_>) {
     let Group { lanes, blocks } = job;
-    if MODE == CBC_MAC {
-        let mut windows: [&[[u8; 16]]; MAX_KERNEL_LANES] = [&[]; MAX_KERNEL_LANES];
-        for (window, blocks) in windows.iter_mut().zip(blocks.iter()) {
-            *window = blocks.as_slice();
-        }
-        comb_group::<W, _, MODE, SHARED_KEY>(width, lanes, windows);
-    } else {
-        let mut windows: [&[Cell<[u8; 16]>]; MAX_KERNEL_LANES] = [&[]; MAX_KERNEL_LANES];
-        for (window, blocks) in windows.iter_mut().zip(blocks.iter_mut()) {
-            let Blocks::InPlace(blocks) = blocks else {
-                unreachable!("only CBC-MAC, which stores nothing, runs over read-only windows");
-            };
-            *window = Cell::from_mut(&mut **blocks).as_slice_of_cells();
-        }
-        comb_group::<W, _, MODE, SHARED_KEY>(width, lanes, windows);
+    let mut windows: [&[Cell<[u8; 16]>]; MAX_KERNEL_LANES] = [&[]; MAX_KERNEL_LANES];
+    for (window, blocks) in windows.iter_mut().zip(blocks.iter_mut()) {
+        let Blocks::InPlace(blocks) = blocks else {
+            unreachable!("only CBC-MAC, which stores nothing, runs over read-only windows");
+        };
+        *window = Cell::from_mut(&mut **blocks).as_slice_of_cells();
     }
+    comb_group::<W, _, MODE, SHARED_KEY>(width, lanes, windows);
+}
+
+/// CBC-MAC reads its windows as they are (some are read-only).
+#[inline(always)]
+fn read_kernel<W: Tier, const SHARED_KEY: bool>(width: W, job: Group<'_, '_>) {
+    let Group { lanes, blocks } = job;
+    let mut windows: [&[[u8; 16]]; MAX_KERNEL_LANES] = [&[]; MAX_KERNEL_LANES];
+    for (window, blocks) in windows.iter_mut().zip(blocks.iter()) {
+        *window = blocks.as_slice();
+    }
+    comb_group::<W, _, CBC_MAC, SHARED_KEY>(width, lanes, windows);
 }
 
 /// A group's `n` lanes apart from their windows.
