@@ -206,8 +206,8 @@ def test_bounds_refuse_counts_that_are_not_counts(bad):
 
 
 def test_the_build_checks_what_ci_asked_for():
-    """CI installs the package a second time with Rust's debug assertions and overflow
-    checks (COMBSIV_EXPECT_DEBUG_ASSERTIONS=1): that run must really have them."""
+    """CI installs the package with Rust's debug assertions and overflow checks in the
+    binding's own code (COMBSIV_EXPECT_DEBUG_ASSERTIONS=1): the build must really have them."""
     expected = os.environ.get("COMBSIV_EXPECT_DEBUG_ASSERTIONS")
     if expected is None:
         pytest.skip("COMBSIV_EXPECT_DEBUG_ASSERTIONS is not set")
