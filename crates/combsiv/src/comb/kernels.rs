@@ -170,9 +170,9 @@ struct States<W: Tier> {
 
 /// The modes that store: their windows as slices of cells, so that a lane that fills both
 /// halves of a register is reached through two copies of one shared slice, which two `&mut`
-/// could not be. (Two kernels rather than one branch on `MODE`: each instance of a branch on
-/// a const parameter still compiles both arms, and the comb's loops were half the crate's
-/// code.)
+/// could not be. (Two kernels, not one that picks its windows by `MODE`: every instance
+/// compiles both arms of a branch on a const parameter, so that one doubled the window loops,
+/// half of the crate's LLVM IR.)
 #[inline(always)]
 fn cells_kernel<W: Tier, const MODE: u8, const SHARED_KEY: bool>(width: W, job: Group<'_, '_>) {
     let Group { lanes, blocks } = job;
