@@ -10,7 +10,7 @@
 //! and `vaesenc ymm` both issue every 0.5 cycles with latency 4, so 8 instructions must be in
 //! flight: 8 XMM lanes, or 8 YMM registers = 16 lanes with VAES, where one instruction does two
 //! lanes' rounds. A kernel call runs a whole comb group, window after window (see
-//! [`group_kernel`]), each window's loop instantiated for its number of registers and free of
+//! [`comb_group`]), each window's loop instantiated for its number of registers and free of
 //! per-block branches; states stay in registers, round keys are read as memory operands from a
 //! copy packed once per call: per lane on AES-NI, per lane pair on VAES (the two halves of a
 //! YMM key register hold two lanes' round keys), or one broadcast schedule when every lane
