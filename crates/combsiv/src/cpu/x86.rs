@@ -440,20 +440,20 @@ impl TierToken {
         }
     }
 
-    /// Whether the stitched loops (AES-GCM, the AES-GCM-SIV open) multiply each hashed block
-    /// by its power schoolbook, four multiplications, rather than by Karatsuba's three plus
-    /// a shuffle and an XOR for the middle input (`field::kernels::accumulate_schoolbook`):
-    /// on the ZMM tier of Intel CPUs. There every 512-bit multiply, shuffle and XOR runs on
-    /// port 0 or 5, and the stitched AES-GCM loop is bound by those two ports (llvm-mca 19,
-    /// Sapphire Rapids: 87.2 cycles per 32 blocks with Karatsuba, 84.8 schoolbook; AES-GCM-SIV
-    /// open 83.2 and 80.8). Measured on an Intel Xeon (Granite Rapids class), schoolbook took
-    /// 0.89-0.94x Karatsuba's time for the AES-GCM seal of 2 to 64 KiB, 0.93-0.96x for the
-    /// AES-GCM-SIV open, and 0.97-1.02x for the AES-GCM open. AMD's Zen 4 and Zen 5 spend more on the fourth multiplication
-    /// than on the middle input (llvm-mca's Zen 4 model: 107.1 and 120.1 cycles; measured on
-    /// a Zen 4, schoolbook took 1.09x the time of the AES-GCM seal of 8 KiB and 1.08x of the
-    /// AES-GCM-SIV open). The caller picks the kernel's instance with it, once per message:
-    /// the two are separate functions (in a debug build each instance's frame is about a
-    /// megabyte, and two in one function outgrew a thread's 2 MiB stack).
+    /// Whether the stitched loops (AES-GCM, the AES-GCM-SIV open) multiply each hashed block by its
+    /// power schoolbook, four multiplications, rather than by Karatsuba's three plus a shuffle and
+    /// an XOR for the middle input (`field::kernels::accumulate_schoolbook`): on the ZMM tier of
+    /// Intel CPUs. There every 512-bit multiply, shuffle and XOR runs on port 0 or 5, and the
+    /// stitched AES-GCM loop is bound by those two ports (llvm-mca 19, Sapphire Rapids: 87.2 cycles
+    /// per 32 blocks with Karatsuba, 84.8 schoolbook; AES-GCM-SIV open 83.2 and 80.8). Measured on
+    /// an Intel Xeon (Granite Rapids class), schoolbook took 0.89-0.94x Karatsuba's time for the
+    /// AES-GCM seal of 2 to 64 KiB, 0.93-0.96x for the AES-GCM-SIV open, and 0.97-1.02x for the
+    /// AES-GCM open. AMD's Zen 4 and Zen 5 spend more on the fourth multiplication than on the
+    /// middle input (llvm-mca's Zen 4 model: 107.1 and 120.1 cycles; measured on a Zen 4,
+    /// schoolbook took 1.09x the time of the AES-GCM seal of 8 KiB and 1.08x of the AES-GCM-SIV
+    /// open). The caller picks the kernel's instance with it, once per message: the two are
+    /// separate functions (in a debug build each instance's frame is about a megabyte, and two in
+    /// one function outgrew a thread's 2 MiB stack).
     #[inline(always)]
     pub(crate) fn schoolbook_stitched(self) -> bool {
         matches!(self, TierToken::Avx512(_)) && schoolbook_stitched()
@@ -478,11 +478,11 @@ pub(crate) fn load_block(bytes: &[u8; 16]) -> core::arch::x86_64::__m128i {
     unsafe { core::arch::x86_64::_mm_loadu_si128(bytes.as_ptr().cast()) }
 }
 
-/// [`load_last_partial`](crate::cpu::partial::load_last_partial) on a CPU with AVX-512: one load of the partial block's bytes
-/// under a byte mask (VMOVDQU8 with zeroing) at every length, no branch and no shuffle. With
-/// it, AVX-512 keys sealed messages of 1 to 47 bytes with 0 to 12 bytes of AAD, where the
-/// unmasked code branches on the length's bits, in 0.85x the time (Zen 5); at 1500 bytes and
-/// on the Internet mix, whose pieces all exceed a block, the masked moves alone measured
+/// [`load_last_partial`](crate::cpu::partial::load_last_partial) on a CPU with AVX-512: one load of
+/// the partial block's bytes under a byte mask (VMOVDQU8 with zeroing) at every length, no branch
+/// and no shuffle. With it, AVX-512 keys sealed messages of 1 to 47 bytes with 0 to 12 bytes of
+/// AAD, where the unmasked code branches on the length's bits, in 0.85x the time (Zen 5); at 1500
+/// bytes and on the Internet mix, whose pieces all exceed a block, the masked moves alone measured
 /// 0.98-1.02x.
 #[inline(always)]
 pub(crate) fn load_last_partial_masked(_: Avx512, data: &[u8]) -> core::arch::x86_64::__m128i {
@@ -493,8 +493,8 @@ pub(crate) fn load_last_partial_masked(_: Avx512, data: &[u8]) -> core::arch::x8
     unsafe { core::arch::x86_64::_mm_maskz_loadu_epi8(mask, data[start..].as_ptr().cast()) }
 }
 
-/// [`store_last_partial`](crate::cpu::partial::store_last_partial) on a CPU with AVX-512: one store of the partial block's
-/// bytes under a byte mask (see [`load_last_partial_masked`]).
+/// [`store_last_partial`](crate::cpu::partial::store_last_partial) on a CPU with AVX-512: one
+/// store of the partial block's bytes under a byte mask (see [`load_last_partial_masked`]).
 #[inline(always)]
 pub(crate) fn store_last_partial_masked(
     _: Avx512,
