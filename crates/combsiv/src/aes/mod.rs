@@ -307,11 +307,16 @@ mod tests {
 
     /// The keystream of every backend equals one block at a time through the portable cipher,
     /// with counters that wrap modulo 2^32 mid-stream, for both counter layouts, at lengths
-    /// around both tiers' strides (8 and 16 blocks). Under Miri, a sample of them.
+    /// around both tiers' strides (8 and 16 blocks). Under Miri, a sample of them on the
+    /// vector tiers (the portable backend is safe code, checked natively): on AArch64, whose
+    /// AES rounds Miri runs in software at about 40 ms a round, the wrap in the first and
+    /// the second stride of a message of one block and a tail, and of two strides and a tail.
     #[test]
     fn keystream_wraps_the_32_bit_counter_without_carry() {
         const MAX: usize = 513;
-        let (distances, lengths): (&[u32], &[usize]) = if cfg!(miri) {
+        let (distances, lengths): (&[u32], &[usize]) = if cfg!(all(miri, target_arch = "aarch64")) {
+            (&[0, 9], &[17, 300])
+        } else if cfg!(miri) {
             (&[0, 9, 17], &[1, 17, 129, 300])
         } else {
             (
@@ -323,6 +328,7 @@ mod tests {
         let reference = BlockCipher::new(KeyBytes::Aes256(&key), Isa::Portable);
         let ciphers: std::vec::Vec<_> = Backend::available()
             .into_iter()
+            .filter(|&backend| !cfg!(miri) || backend != Backend::Portable)
             .map(|backend| {
                 let isa = Isa::for_backend(backend).unwrap();
                 (backend, BlockCipher::new(KeyBytes::Aes256(&key), isa))
