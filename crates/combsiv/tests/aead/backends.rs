@@ -1,6 +1,6 @@
 //! Backend detection, selection, and the type-level promises of the public types.
 
-use crate::support::available_backends;
+use super::support::available_backends;
 use combsiv::{Aes128Gcm, Aes128GcmSiv, Aes256Gcm, Aes256GcmSiv, Backend, Error};
 
 /// The best backend this CPU has, found without the library's detector: on x86-64 the tiers

@@ -5,7 +5,7 @@ use aes_gcm_siv::aead::consts::U12;
 use aes_gcm_siv::aead::{Aead, AeadCore, KeyInit, Payload};
 use combsiv::{Aes128Gcm, Aes128GcmSiv, Aes256Gcm, Aes256GcmSiv};
 
-use crate::support::{ENTRIES, Rng, Subject, available_backends, boundary_lengths};
+use super::support::{ENTRIES, Rng, Subject, available_backends, boundary_lengths};
 
 const MAX_LEN: usize = 4200;
 

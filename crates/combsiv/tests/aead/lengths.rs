@@ -24,7 +24,7 @@ use aes_gcm_siv::aead::consts::U12;
 use aes_gcm_siv::aead::{Aead, AeadCore, KeyInit, Payload};
 use combsiv::{Aes128Gcm, Aes128GcmSiv, Aes256Gcm, Aes256GcmSiv, Backend, Error};
 
-use crate::support::{Entry, Rng, Subject, backends_under_test};
+use super::support::{Entry, Rng, Subject, backends_under_test};
 
 /// The digest of every sealed message (ciphertext || tag) of each algorithm, in order, as
 /// RustCrypto seals them (`recorded_digests_are_rustcrypto_outputs` checks it): over the

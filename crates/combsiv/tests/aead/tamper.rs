@@ -2,7 +2,7 @@
 
 use combsiv::{Aes128Gcm, Aes128GcmSiv, Aes256Gcm, Aes256GcmSiv, Error};
 
-use crate::support::{ENTRIES, Entry, Rng, Subject, available_backends, backends_under_test};
+use super::support::{ENTRIES, Entry, Rng, Subject, available_backends, backends_under_test};
 
 /// Every bit natively; under Miri a sample (every 61st bit), which still reaches the
 /// ciphertext, the tag, the nonce and the AAD.

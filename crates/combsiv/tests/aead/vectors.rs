@@ -9,7 +9,7 @@
 use combsiv::{Aes128Gcm, Aes128GcmSiv, Aes256Gcm, Aes256GcmSiv, Backend};
 use serde_json::Value;
 
-use crate::support::{
+use super::support::{
     Entry, Subject, backends_under_test, for_every_backend_and_entry, hex, load_vectors,
 };
 

@@ -12,7 +12,7 @@ use aes_gcm_siv::aead::{AeadInOut, KeyInit};
 use combsiv::comb::SivJob;
 use combsiv::{Aes128, Aes256, AesGcmSiv, KeySize};
 
-use crate::support::{Subject, backends_under_test, for_every_backend_and_entry};
+use super::support::{Subject, backends_under_test, for_every_backend_and_entry};
 
 /// Key, nonce, and how many blocks before the wrap the counter starts.
 const CASES: [(&[u8], &str, u32); 2] = [
@@ -108,7 +108,7 @@ fn check<K: KeySize>(key: &[u8], nonce: &[u8; 12], blocks_before_wrap: u32) {
 #[test]
 fn counter_wraps_modulo_2_32_through_every_entry_point() {
     for (key, nonce, blocks) in CASES {
-        let nonce: [u8; 12] = crate::support::hex(&serde_json::Value::from(nonce))
+        let nonce: [u8; 12] = super::support::hex(&serde_json::Value::from(nonce))
             .try_into()
             .unwrap();
         match key.len() {

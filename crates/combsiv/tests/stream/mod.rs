@@ -2,16 +2,7 @@
 //! with RustCrypto's `cmac` and `aes-gcm-siv`, the stored format vectors, and every tampering
 //! case the format claims to detect.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "a test that cannot proceed should fail loudly"
-)]
-
-#[path = "../common/mod.rs"]
-mod common;
-
+use crate::common::{Rng, available_backends, hex, load_vectors};
 use aes_gcm_siv::aead::{AeadInOut, KeyInit};
 use cmac::Mac;
 use combsiv::Backend;
@@ -19,7 +10,6 @@ use combsiv::stream::{
     self, Algorithm, Decryptor, Encryptor, HEADER_LEN, Header, KdfLimits, KeySource, MasterKey,
     Options, OutputFile, StreamError, TAG_LEN,
 };
-use common::{Rng, available_backends, hex, load_vectors};
 
 /// FORMAT.md section 3: K(i) = AES-256-CMAC(MK, BE32(i) || label || 0x00 || salt || BE32(bits)).
 fn reference_file_key(master: &[u8; 32], salt: &[u8; 32], key_len: usize) -> Vec<u8> {

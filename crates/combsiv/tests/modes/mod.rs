@@ -1,16 +1,6 @@
 //! Integration tests of the single-message modes. Every test runs through every backend this
 //! CPU has (`Backend::available()`, see `COMBSIV_REQUIRE_BACKENDS` in the README).
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "a test that cannot proceed should fail loudly"
-)]
-
-#[path = "../common/mod.rs"]
-mod common;
-
 /// Wraps a mode that cannot fail as one that returns `Ok`, for tables of modes.
 macro_rules! infallible {
     ($mode:path) => {
