@@ -53,6 +53,33 @@ def test_batches_on_several_threads_equal_one_thread(cls, backend):
     assert info.value.failed == [len(forged) - 1]
 
 
+def _seal_in_child(key, nonces, messages, results):
+    results.put(combsiv.AESGCMSIV(key).encrypt_many(nonces, messages, threads=2))
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork() here")
+def test_a_forked_child_seals_batches_on_several_threads():
+    # Batches keep helper threads; a child of fork() has their memory but not the threads,
+    # and must start threads of its own instead of waiting on the parent's.
+    import multiprocessing
+
+    rng = random.Random(12)
+    key = rng.randbytes(16)
+    nonces, messages = mixed_batch(rng, 700)
+    expected = combsiv.AESGCMSIV(key).encrypt_many(nonces, messages, threads=2)
+    context = multiprocessing.get_context("fork")
+    results = context.Queue()
+    child = context.Process(target=_seal_in_child, args=(key, nonces, messages, results))
+    child.start()
+    try:
+        assert results.get(timeout=120) == expected
+    finally:
+        child.join(timeout=30)
+        if child.is_alive():
+            child.kill()
+    assert child.exitcode == 0
+
+
 @pytest.mark.parametrize("cls", [combsiv.AESGCMSIV, combsiv.AESGCM])
 def test_forged_batch_members_fail_alone(cls, backend):
     rng = random.Random(9)

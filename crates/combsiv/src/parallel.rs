@@ -1,11 +1,14 @@
 //! Work spread over threads: how many to use, and running one worker function on each.
 //!
 //! Both users of more than one core go through here: the stream (one worker per thread,
-//! each taking chunks until none are left) and the batch calls (a batch cut into contiguous
-//! parts of about equal bytes, which the threads take in turn). A thread costs about 15
-//! microseconds to start and join on a Zen 5 virtual machine, and a median of 60 (9 at
-//! best) on an Intel Xeon one, where an idle virtual CPU is slow to wake; so a batch is cut
-//! only when every thread's share is worth several times that ([`MIN_BYTES_PER_THREAD`]).
+//! each taking chunks until none are left, on threads of its own) and the batch calls (a
+//! batch cut into contiguous parts of about equal bytes, which the calling thread and kept
+//! helper threads take in turn). On an Intel Xeon virtual machine a scoped thread cost the
+//! caller 16 microseconds to start and 50 to start, run and join (medians; about 15 in all
+//! on a Zen 5 one), while a kept thread parked on a condition variable woke and ran within
+//! 0.4 microseconds of being asked, even after 30 ms idle; so batches use helpers started
+//! once per process, and are cut only when every thread's share is worth it
+//! ([`MIN_BYTES_PER_THREAD`]).
 //!
 //! ```
 //! use combsiv::parallel;
@@ -27,6 +30,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::thread;
 
+use rayon_core::{ThreadPool, ThreadPoolBuilder};
+
 /// The most threads any call uses.
 pub const MAX_THREADS: usize = 256;
 
@@ -39,10 +44,11 @@ pub const MIN_BYTES_PER_THREAD: usize = 256 * 1024;
 
 /// Parts per thread of a batch cut by [`for_each_part`]. Each thread takes the next part
 /// not yet taken, so a thread that wakes late does less. Measured on an Intel Xeon virtual
-/// machine with 2 cores (`seal_batch` on two threads, AES-128, medians of 100 calls in each of
-/// three alternating runs, TSC cycles per byte, one part per thread -> 8 parts per thread):
-/// the Internet mix (700 KB) 0.57-0.83 -> 0.49-0.55, 64 messages of 16 KiB 0.31-0.49 ->
-/// 0.23-0.28, of 64 KiB 0.19-0.24 -> 0.16-0.25. One thread there: 0.40, 0.17 and 0.21.
+/// machine with 2 cores, when each call started its threads (`seal_batch` on two threads,
+/// AES-128, medians of 100 calls in each of three alternating runs, TSC cycles per byte, one
+/// part per thread -> 8 parts per thread): the Internet mix (700 KB) 0.57-0.83 -> 0.49-0.55,
+/// 64 messages of 16 KiB 0.31-0.49 -> 0.23-0.28, of 64 KiB 0.19-0.24 -> 0.16-0.25. One thread
+/// there: 0.40, 0.17 and 0.21.
 const PARTS_PER_THREAD: usize = 8;
 
 /// The number of available cores (one if the system cannot tell), at most [`MAX_THREADS`];
@@ -55,6 +61,30 @@ pub fn available_cores() -> usize {
             .map_or(1, |n| n.get())
             .min(MAX_THREADS)
     })
+}
+
+/// The helper threads of batches, one fewer than the cores (the caller is one more),
+/// started by the first batch that is cut and kept for the process; `None` where the OS
+/// refused to start them, and in a child of `fork()`, which inherits the pool's memory but
+/// none of its threads (Python's multiprocessing and Dask's worker processes fork after the
+/// parent may have sealed a batch). Under Miri too, which reports threads still running at
+/// exit: there batches take scoped threads.
+fn helpers() -> Option<&'static ThreadPool> {
+    if cfg!(miri) {
+        return None;
+    }
+    static HELPERS: OnceLock<Option<(u32, ThreadPool)>> = OnceLock::new();
+    let (process, pool) = HELPERS
+        .get_or_init(|| {
+            ThreadPoolBuilder::new()
+                .num_threads(available_cores().saturating_sub(1).max(1))
+                .thread_name(|i| alloc::format!("combsiv-batch-{i}"))
+                .build()
+                .ok()
+                .map(|pool| (std::process::id(), pool))
+        })
+        .as_ref()?;
+    (*process == std::process::id()).then_some(pool)
 }
 
 /// The threads to use for `bytes` of batch work when `requested` were asked for: `requested`
@@ -70,9 +100,10 @@ pub fn threads_for(bytes: usize, requested: usize) -> usize {
 /// Cuts `items` into contiguous parts of about equal weight, 8 for each of at most `threads`
 /// threads (0: as [`threads_for`] decides for their total `weight`), and runs `work` on every
 /// part: this thread and the others take the next part not yet taken until none is left, so
-/// a thread that starts late or runs slowly takes fewer. A thread the OS refuses to start
-/// costs nothing but speed. A panic in `work` is propagated once the other threads have
-/// taken and run every part left.
+/// a thread that starts late or runs slowly takes fewer. The other threads are helpers kept
+/// for the process, or scoped threads when more are asked for than there are helpers; a
+/// thread the OS refuses to start costs nothing but speed. A panic in `work` is propagated
+/// once the other threads have taken and run every part left.
 pub fn for_each_part<T: Send>(
     items: &mut [T],
     weight: impl Fn(&T) -> usize,
@@ -110,23 +141,55 @@ pub fn for_each_part<T: Send>(
         start = end;
         cuts.push(Mutex::new(Some(this)));
     }
-    let next = AtomicUsize::new(0);
+    let (next, finished) = (AtomicUsize::new(0), AtomicUsize::new(0));
     let run = &|| {
         while let Some(cut) = cuts.get(next.fetch_add(1, Ordering::Relaxed)) {
+            // Counted when the part ends, also by unwinding from a panic in `work`.
+            let _finished = Finished(&finished);
             let taken = cut.lock().map_or(None, |mut cut| cut.take());
             if let Some(items) = taken {
                 work(items);
             }
         }
     };
-    thread::scope(|scope| {
-        for _ in 1..threads {
-            if thread::Builder::new().spawn_scoped(scope, run).is_err() {
-                break;
+    match helpers() {
+        // More threads than the helpers and this one: scoped threads, as asked.
+        Some(pool) if threads <= pool.current_num_threads() + 1 => pool.in_place_scope(|scope| {
+            for _ in 1..threads {
+                scope.spawn(|_| run());
             }
-        }
-        run();
-    });
+            run();
+            // Every part is taken. Waiting for the helpers' last parts by spinning rather than
+            // sleeping saves being woken: 25 microseconds on the Intel machine above. Bounded
+            // (about a millisecond), after which the scope's sleeping wait takes over.
+            for _ in 0..SPIN_LIMIT {
+                if finished.load(Ordering::Acquire) >= next.load(Ordering::Relaxed).min(parts) {
+                    break;
+                }
+                core::hint::spin_loop();
+            }
+        }),
+        _ => thread::scope(|scope| {
+            for _ in 1..threads {
+                if thread::Builder::new().spawn_scoped(scope, run).is_err() {
+                    break;
+                }
+            }
+            run();
+        }),
+    }
+}
+
+/// Spins of a caller waiting for the helpers' last parts before it sleeps.
+const SPIN_LIMIT: u32 = 1 << 16;
+
+/// Counts one part of [`for_each_part`] as finished when dropped.
+struct Finished<'a>(&'a AtomicUsize);
+
+impl Drop for Finished<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, Ordering::Release);
+    }
 }
 
 /// What stopped a worker of [`run_workers`].
@@ -215,6 +278,47 @@ mod tests {
                     expected += len * size;
                 }
             }
+        }
+    }
+
+    /// A panic in one part reaches the caller after every other part ran, on the kept
+    /// helpers and on scoped threads alike, and the helpers serve the next call.
+    #[test]
+    fn a_panic_in_a_part_reaches_the_caller_and_the_helpers_stay_usable() {
+        for threads in [2, 3, MAX_THREADS] {
+            let mut items: Vec<u32> = (0..64).collect();
+            let caught = catch_unwind(AssertUnwindSafe(|| {
+                for_each_part(
+                    &mut items,
+                    |_| 1,
+                    threads,
+                    |part| {
+                        for item in part.iter_mut() {
+                            *item += 1000;
+                        }
+                        assert!(!part.contains(&1005), "a bug in one part");
+                    },
+                );
+            }));
+            assert!(caught.is_err(), "{threads} threads");
+            assert!(items.iter().all(|&item| item >= 1000), "every part ran");
+            let mut again: Vec<u32> = (0..64).collect();
+            for_each_part(
+                &mut again,
+                |_| 1,
+                threads,
+                |part| {
+                    for item in part.iter_mut() {
+                        *item *= 2;
+                    }
+                },
+            );
+            assert!(
+                again
+                    .iter()
+                    .enumerate()
+                    .all(|(i, &item)| item == 2 * i as u32)
+            );
         }
     }
 }
