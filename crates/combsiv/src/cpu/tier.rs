@@ -173,6 +173,12 @@ pub(crate) trait Tier: Copy {
     /// after each AES round. On AArch64 it is nothing (see that tier's impl). Miri, which runs
     /// no assembly, skips it: it changes no value.
     fn pin(self, reg: &mut Self::Reg);
+    /// Asks for the cache line at `at` to be fetched into L1 ahead of its loads: a hint,
+    /// which reads nothing and cannot fault, so any address will do. Nothing by default.
+    #[inline(always)]
+    fn prefetch(self, at: *const u8) {
+        let _ = at;
+    }
     /// The 64x64-bit carry-less product of one half of each block of `a` and one of `b`'s:
     /// `SELECT` bit 0 picks the half of `a`, bit 4 that of `b` (PCLMULQDQ's immediate).
     fn clmul<const SELECT: i32>(self, a: Self::Reg, b: Self::Reg) -> Self::Reg;

@@ -237,6 +237,11 @@ impl<const MASKED: bool> Tier for Xmm<MASKED> {
     }
 
     #[inline(always)]
+    fn prefetch(self, at: *const u8) {
+        prefetch_line(at);
+    }
+
+    #[inline(always)]
     fn pin(self, reg: &mut __m128i) {
         empty_asm!(xmm_reg, reg);
     }
@@ -462,6 +467,11 @@ impl<const MASKED: bool> Tier for Ymm<MASKED> {
         // AESIMC has no 256-bit form: each half on its own.
         let narrow = self.aesni();
         self.gather(|i| narrow.inv_mix_columns(self.block(key, i)))
+    }
+
+    #[inline(always)]
+    fn prefetch(self, at: *const u8) {
+        prefetch_line(at);
     }
 
     #[inline(always)]
@@ -709,6 +719,11 @@ impl Tier for Avx512 {
     }
 
     #[inline(always)]
+    fn prefetch(self, at: *const u8) {
+        prefetch_line(at);
+    }
+
+    #[inline(always)]
     fn pin(self, reg: &mut __m512i) {
         // SAFETY: the Avx512 token proves AVX512F.
         unsafe { pin_zmm(reg) }
@@ -841,6 +856,19 @@ pub(crate) use per_tier;
 #[inline]
 fn pin_ymm(reg: &mut __m256i) {
     empty_asm!(ymm_reg, reg);
+}
+
+/// [`Tier::prefetch`] on x86: PREFETCHT0 (SSE, in every x86-64 CPU). Nothing under Miri.
+#[inline(always)]
+fn prefetch_line(at: *const u8) {
+    #[cfg(miri)]
+    let _ = at;
+    // SAFETY: a prefetch is a hint: it reads nothing architecturally and cannot fault, so
+    // any address is allowed; SSE is part of x86-64.
+    #[cfg(not(miri))]
+    unsafe {
+        _mm_prefetch::<_MM_HINT_T0>(at.cast::<i8>());
+    }
 }
 
 /// [`Tier::pin`] for a ZMM register: `asm!` takes a ZMM operand only where AVX512F is
