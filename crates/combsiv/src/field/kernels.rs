@@ -571,7 +571,7 @@ pub(crate) fn absorb_padded_copying<W: Tier, L: Layout>(
 /// written first is read for ownership before the store completes. Measured on the Intel
 /// Xeon virtual machine of docs/PERFORMANCE.md (rows of 512-1500 bytes, 360 MB each way,
 /// TSC cycles per AES-256 row, medians): 1000-1050 without, 860-880 at 2048 and 3072 bytes,
-/// 860-880 at 4096 (with 2 MiB pages 877 -> 730); from L1 unchanged (588-599 against 590).
+/// 860-880 at 4096 (with 2 MiB pages 877 -> 730); from L1 unchanged (588-595 against 575-593).
 const PREFETCH_AHEAD: usize = 4096;
 
 /// The bytes of `len` that [`absorb_padded`] hashes in whole strides: none unless the table
