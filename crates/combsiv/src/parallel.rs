@@ -161,7 +161,7 @@ pub fn for_each_part<T: Send>(
             run();
             // Every part is taken. Waiting for the helpers' last parts by spinning rather than
             // sleeping saves being woken: 25 microseconds on the Intel machine above. Bounded
-            // (about a millisecond), after which the scope's sleeping wait takes over.
+            // ([`SPIN_LIMIT`]), after which the scope's sleeping wait takes over.
             for _ in 0..SPIN_LIMIT {
                 if finished.load(Ordering::Acquire) >= next.load(Ordering::Relaxed).min(parts) {
                     break;
@@ -180,7 +180,10 @@ pub fn for_each_part<T: Send>(
     }
 }
 
-/// Spins of a caller waiting for the helpers' last parts before it sleeps.
+/// Spins of a caller waiting for the helpers' last parts before it sleeps: 0.65 ms on the
+/// Intel machine above (a PAUSE there takes about 26 cycles; on CPUs where it takes 140, about
+/// 3.5 ms). Longer than a part of a batch worth cutting usually takes, short enough that a
+/// helper the OS has descheduled costs little CPU.
 const SPIN_LIMIT: u32 = 1 << 16;
 
 /// Counts one part of [`for_each_part`] as finished when dropped.
