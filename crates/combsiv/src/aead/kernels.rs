@@ -775,6 +775,11 @@ pub(crate) fn ctr_and_hash_rounds<
     let strides = data.len() / stride_bytes::<W>();
     let body = strides * stride_bytes::<W>();
     for i in 0..strides {
+        let at = i * stride_bytes::<W>();
+        width.prefetch_stride_ahead(
+            data.get_in().as_ptr().wrapping_add(at),
+            data.get_out().as_ptr().wrapping_add(at),
+        );
         let mut keystream = counter.next::<STRIDE>(width);
         if HASH_OUTPUT {
             // The hash reads an earlier stride's output, re-read from L1: it does not wait

@@ -538,12 +538,7 @@ pub(crate) fn absorb_padded_copying<W: Tier, L: Layout>(
     let strides = W::registers(body).0.as_chunks::<STRIDE>().0;
     let copied_strides = W::registers_mut(copied_body).0.as_chunks_mut::<STRIDE>().0;
     for (stride, copied) in strides.iter().zip(copied_strides) {
-        let ahead = stride.as_ptr().cast::<u8>().wrapping_add(PREFETCH_AHEAD);
-        let ahead_out = copied.as_ptr().cast::<u8>().wrapping_add(PREFETCH_AHEAD);
-        for line in (0..size_of_val(stride)).step_by(64) {
-            width.prefetch(ahead.wrapping_add(line));
-            width.prefetch(ahead_out.wrapping_add(line));
-        }
+        width.prefetch_stride_ahead(stride.as_ptr().cast(), copied.as_ptr().cast());
         let mut registers: [W::Reg; STRIDE] = core::array::from_fn(|j| width.load(&stride[j]));
         for (register, copied) in registers.iter_mut().zip(copied) {
             // Held in a register: the hash below must not load it from `data` again.
@@ -563,16 +558,6 @@ pub(crate) fn absorb_padded_copying<W: Tier, L: Layout>(
     copied_tail.copy_from_slice(tail);
     absorb_tail::<W, L>(width, key, s, (copy, whole), last)
 }
-
-/// How far ahead of its loads and stores [`absorb_padded_copying`] asks for the input's and
-/// the output's cache lines. Its callers seal many rows laid out one after another (a
-/// column's values into the column's output), where each row's first lines would otherwise
-/// wait on memory: the hardware's prefetchers stop at 4 KiB pages, and an output line
-/// written first is read for ownership before the store completes. Measured on the Intel
-/// Xeon virtual machine of docs/PERFORMANCE.md (rows of 512-1500 bytes, 360 MB each way,
-/// TSC cycles per AES-256 row, medians): 1000-1050 without, 860-880 at 2048 and 3072 bytes,
-/// 860-880 at 4096 (with 2 MiB pages 877 -> 730); from L1 unchanged (588-595 against 575-593).
-const PREFETCH_AHEAD: usize = 4096;
 
 /// The bytes of `len` that [`absorb_padded`] hashes in whole strides: none unless the table
 /// covers one.
