@@ -25,7 +25,6 @@ use zeroize::Zeroize;
 
 use super::{Block, Narrow};
 
-/// What the shared kernels need from a tier; see the module comment.
 /// How far ahead of its loads and stores a pass over a message asks for the input's and the
 /// output's cache lines ([`Tier::prefetch_stride_ahead`]). Many rows laid out one after another
 /// (a column's values sealed or opened into the column's output) would otherwise wait on
@@ -37,6 +36,7 @@ use super::{Block, Narrow};
 /// 575-593). Opens of the same rows at 4096: 950-1160 -> 790-1000, from L1 550-600 both.
 const PREFETCH_AHEAD: usize = 4096;
 
+/// What the shared kernels need from a tier; see the module comment.
 pub(crate) trait Tier: Copy {
     /// A register of [`BLOCKS`](Self::BLOCKS) AES blocks.
     type Reg: Copy + Zeroize;
