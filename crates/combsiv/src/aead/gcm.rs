@@ -419,6 +419,73 @@ mod tests {
         });
     }
 
+    /// With a 96-bit IV the count is public, and the vector tiers add to GCM's big-endian
+    /// counter without byte swaps while byte 15 does not carry. Starting `k` blocks below each
+    /// carry of the count (into bytes 14, 13 and 12, and the wrap of all 32 bits), for every
+    /// `k` up to two strides of the widest tier and a register more, every backend's
+    /// ciphertext is the plaintext XOR AES of inc32's counter blocks (the block cipher alone,
+    /// no counter code), and every backend's tag is the first one's. A carry lost on the
+    /// fast path would repeat a counter block: keystream reuse. Under Miri, the wrap alone,
+    /// at the distances where each tier's stride ends exactly at it or a register past it.
+    #[test]
+    fn a_public_count_carries_into_every_byte() {
+        let (boundaries, distances, blocks): (&[u64], Vec<u64>, usize) = if cfg!(miri) {
+            (&[1 << 32], alloc::vec![8, 9, 16, 18, 32, 36], 48)
+        } else {
+            (
+                &[1 << 8, 1 << 16, 1 << 24, 1 << 32],
+                (0..=68).collect(),
+                5 * 32,
+            )
+        };
+        let key = [0x3Cu8; 16];
+        let plaintext: Vec<u8> = (0..blocks * 16 + 7).map(|i| (i * 7) as u8).collect();
+        let backends = Backend::available()
+            .into_iter()
+            .filter(|&backend| !cfg!(miri) || backend != Backend::Portable);
+        let mut first_tags = Vec::new();
+        for (i, backend) in backends.enumerate() {
+            let cipher = AesGcm::<crate::Aes128>::with_backend(&key, backend).unwrap();
+            let block_cipher =
+                BlockCipher::new(KeyBytes::Aes128(&key), Isa::for_backend(backend).unwrap());
+            let starts = boundaries
+                .iter()
+                .flat_map(|b| distances.iter().map(move |k| (b, k)));
+            for (n, (&boundary, &k)) in starts.enumerate() {
+                let count = (boundary - k) as u32;
+                let mut block = [0xA5u8; 16];
+                block[12..].copy_from_slice(&count.wrapping_sub(1).to_be_bytes());
+                let j0 = PreCounterBlock {
+                    block,
+                    public_count: Some(count.wrapping_sub(1)),
+                };
+                let mut buf = plaintext.clone();
+                let tag = cipher.encrypt_or_decrypt(
+                    &j0,
+                    b"ad",
+                    buf.as_mut_slice().into(),
+                    Hashed::Output,
+                );
+                let mut counter = j0.first_counter().0;
+                for (at, (sealed, plain)) in buf.chunks(16).zip(plaintext.chunks(16)).enumerate() {
+                    let keystream = block_cipher.encrypt_block(&counter);
+                    let expected: Vec<u8> =
+                        plain.iter().zip(keystream).map(|(p, k)| p ^ k).collect();
+                    assert_eq!(
+                        sealed,
+                        &expected[..],
+                        "{backend:?}: count {count:#x}, block {at}"
+                    );
+                    counter = GcmLayout::COUNTER.advance(&counter, 1);
+                }
+                match i {
+                    0 => first_tags.push(tag),
+                    _ => assert_eq!(tag, first_tags[n], "{backend:?}: count {count:#x}"),
+                }
+            }
+        }
+    }
+
     #[test]
     #[cfg(target_pointer_width = "64")]
     fn length_limits_match_sp_800_38d() {

@@ -847,15 +847,18 @@ impl<W: Tier, L: Layout> Counter<W, L> {
         }
     }
 
-    /// Whether the next `blocks` counter blocks are known not to carry out of GCM's byte 15;
-    /// advances the public count past them.
+    /// Whether the next `blocks` counter blocks, and the register after them that the
+    /// counter keeps for the next call (counts up to `count + blocks + W::BLOCKS - 1`), are
+    /// known not to carry out of GCM's byte 15; advances the public count past the blocks.
+    /// (A register whose byte 15 wrapped without its carry would repeat a counter block 256
+    /// blocks back: keystream reuse.)
     #[inline(always)]
     fn no_byte_carry(&mut self, blocks: usize) -> bool {
         let Some(count) = self.public_count else {
             return false;
         };
         self.public_count = Some(count.wrapping_add(blocks as u32));
-        (count & 0xff) as usize + blocks <= 256
+        (count & 0xff) as usize + blocks + W::BLOCKS <= 256
     }
 
     /// The next N registers of counter blocks, ready to encrypt.
