@@ -9,7 +9,9 @@ use combsiv::stream::{
     Algorithm, DEFAULT_CHUNK_SIZE, Decryptor, Encryptor, KeySource, MasterKey, Options, OutputFile,
     SecretFileError, StreamError,
 };
-use pyo3::exceptions::{PyFileExistsError, PyOSError, PyPermissionError, PyValueError};
+use pyo3::exceptions::{
+    PyBrokenPipeError, PyFileExistsError, PyOSError, PyPermissionError, PyValueError,
+};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
@@ -27,8 +29,9 @@ fn master_key(key: &Bound<'_, PyAny>) -> PyResult<MasterKey> {
 }
 
 /// `InvalidTag` for what a forger or a wrong key causes, `FileExistsError` for an output
-/// that exists, `OSError` for I/O and an input that changed while it was read, `ValueError`
-/// for the rest.
+/// that exists (a block device included: `overwrite=True` writes over it),
+/// `BrokenPipeError` for a FIFO that nothing reads, `OSError` for I/O and an input that
+/// changed while it was read, `ValueError` for the rest.
 fn to_py(error: StreamError) -> PyErr {
     match error {
         StreamError::Io(e) => PyOSError::new_err(e.to_string()),
@@ -36,7 +39,10 @@ fn to_py(error: StreamError) -> PyErr {
         StreamError::WrongKey | StreamError::Corrupted { .. } | StreamError::Truncated { .. } => {
             InvalidTag::new_err(error.to_string())
         }
-        StreamError::OutputExists(_) => PyFileExistsError::new_err(error.to_string()),
+        StreamError::OutputExists(_) | StreamError::BlockDevice(_) => {
+            PyFileExistsError::new_err(error.to_string())
+        }
+        StreamError::NoReader(_) => PyBrokenPipeError::new_err(error.to_string()),
         StreamError::InputChanged => PyOSError::new_err(error.to_string()),
         other => PyValueError::new_err(other.to_string()),
     }

@@ -19,7 +19,7 @@ use combsiv::stream::{
 };
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::failure::Failure;
+use crate::failure::{Exit, Failure};
 use crate::keys::KeyChoice;
 
 /// What `encrypt` and `decrypt` were asked to do.
@@ -155,6 +155,18 @@ fn output_failure(error: StreamError, path: &Path) -> Failure {
             ),
             "pass --force to replace it",
         ),
+        StreamError::BlockDevice(_) => Failure::usage(
+            format!(
+                "refusing to write over {}: it is a block device (a disk)",
+                path.display()
+            ),
+            "pass --force if you mean to overwrite that device",
+        ),
+        StreamError::NoReader(_) => Failure {
+            exit: Exit::Io,
+            what: format!("nothing is reading the FIFO {}", path.display()),
+            hint: "start the program that reads it first".into(),
+        },
         StreamError::Io(e) | StreamError::CreateOutput(_, e) => {
             Failure::io(format!("cannot create {}", path.display()), &e)
         }
@@ -239,6 +251,8 @@ fn write_output(
         (
             error @ (StreamError::OutputExists(_)
             | StreamError::SameFile(_)
+            | StreamError::BlockDevice(_)
+            | StreamError::NoReader(_)
             | StreamError::CreateOutput(..)),
             Some(path),
         ) => output_failure(error, &path),

@@ -551,6 +551,50 @@ fn refuses_overwrite_same_file_and_missing_input() {
     assert!(Path::new("/dev/null").exists());
 }
 
+/// `-o` naming a block device (a disk) needs --force (only the refusal is run here: the
+/// test never writes a device), and a FIFO that nothing reads is a clear I/O error at once,
+/// not a run that waits forever.
+#[test]
+fn refuses_block_devices_without_force_and_fifos_without_a_reader() {
+    use std::os::unix::fs::FileTypeExt;
+    let s = Scratch::new();
+    s.write("plain", b"hello");
+    let disk = fs::read_dir("/dev")
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|path| fs::metadata(path).is_ok_and(|meta| meta.file_type().is_block_device()));
+    if let Some(disk) = disk {
+        combsiv()
+            .args(["encrypt", "-k"])
+            .arg(s.path("key"))
+            .arg("-i")
+            .arg(s.path("plain"))
+            .arg("-o")
+            .arg(&disk)
+            .assert()
+            .code(2)
+            .stderr(
+                predicate::str::contains("block device")
+                    .and(predicate::str::contains("hint: pass --force")),
+            );
+    }
+    let made = StdCommand::new("mkfifo").arg(s.path("fifo")).status();
+    assert!(made.unwrap().success());
+    combsiv()
+        .args(["encrypt", "-k"])
+        .arg(s.path("key"))
+        .arg("-i")
+        .arg(s.path("plain"))
+        .arg("-o")
+        .arg(s.path("fifo"))
+        .timeout(std::time::Duration::from_secs(30))
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains("nothing is reading the FIFO"));
+    s.assert_entries(&["plain", "fifo"]);
+}
+
 /// Runs the Python `script` with `script_args`, then the combsiv binary and `args`; returns
 /// the exit code and the script's stdout (what the terminal showed).
 fn python(script: &str, script_args: &[&str], args: &[&str]) -> (i32, String) {

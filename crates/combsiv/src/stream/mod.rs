@@ -112,6 +112,10 @@ pub enum StreamError {
     OutputExists(std::path::PathBuf),
     /// The output file (the temporary file beside this path) could not be created.
     CreateOutput(std::path::PathBuf, io::Error),
+    /// The output path is a block device (a disk) and overwriting was not asked for.
+    BlockDevice(std::path::PathBuf),
+    /// The output path is a FIFO that no process has open for reading.
+    NoReader(std::path::PathBuf),
     /// A caller-provided output buffer does not have the length the stream needs.
     WrongOutputLength {
         /// The length needed.
@@ -173,6 +177,16 @@ impl fmt::Display for StreamError {
             StreamError::CreateOutput(path, e) => {
                 write!(f, "cannot create {}: {e}", path.display())
             }
+            StreamError::BlockDevice(path) => write!(
+                f,
+                "refusing to write over {}: it is a block device (a disk)",
+                path.display()
+            ),
+            StreamError::NoReader(path) => write!(
+                f,
+                "nothing is reading the FIFO {}: start its reader first",
+                path.display()
+            ),
             StreamError::WrongOutputLength { needed, given } => write!(
                 f,
                 "the output buffer is {given} bytes; this stream needs exactly {needed}"

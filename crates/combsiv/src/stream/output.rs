@@ -1,14 +1,24 @@
 //! Where the output of a file operation goes, so that a failure never leaves unverified or
 //! partial data at the output path, nor a half-written file after a crash.
 //!
-//! A regular file is written as a new temporary file beside it (mode 0600), flushed to disk,
-//! and only then given the target's name: with link(2), which fails if the name exists (a
-//! file that appeared meanwhile is not replaced), or with rename(2) when overwriting is
-//! asked for; the directory is flushed after. On any failure, or if the output is dropped
-//! without [`OutputFile::commit`], the temporary file is removed and the target is untouched.
-//! An existing target that is not a regular file (a device, a FIFO such as `/dev/null`) is
-//! written in place and never removed. The input itself is never a target: same device and
-//! inode is refused before anything is created.
+//! The output path is opened before anything is decided (without following a symbolic link,
+//! without blocking on a FIFO, without taking a terminal as the controlling one), and the
+//! decision is made from what was opened (`fstat`), so that a name swapped between a check
+//! and an open cannot send output anywhere the checks refused. A symbolic link is then
+//! followed and, again, judged by what was opened: `-o /dev/stdout` writes to stdout.
+//!
+//! - A regular file, or no file: written as a new temporary file beside the target (mode
+//!   0600), flushed to disk, and only then given the target's name: with link(2), which fails
+//!   if the name exists (a file that appeared meanwhile is not replaced), or with rename(2)
+//!   when overwriting is asked for; the directory is flushed after. An existing regular file
+//!   needs `overwrite`. On any failure, or if the output is dropped without
+//!   [`OutputFile::commit`], the temporary file is removed and the target is untouched.
+//! - A character device (`/dev/null`) or a FIFO: written in place, never removed. A FIFO
+//!   that nothing reads is refused ([`StreamError::NoReader`]) instead of waiting forever.
+//! - A block device: written in place only with `overwrite` ([`StreamError::BlockDevice`]):
+//!   it is a disk.
+//! - The input itself is never a target: the same device and inode is refused
+//!   ([`StreamError::SameFile`]) before anything is created.
 //!
 //! ```no_run
 //! use combsiv::stream::{Decryptor, MasterKey, Options, OutputFile};
@@ -30,7 +40,7 @@ use alloc::format;
 use alloc::vec::Vec;
 use std::fs::{self, File, OpenOptions};
 use std::io;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
@@ -58,37 +68,94 @@ pub struct OutputFile {
 }
 
 impl OutputFile {
-    /// Checks `path` as an output without creating anything: [`StreamError::SameFile`] if it
-    /// is `input` (same device and inode), [`StreamError::OutputExists`] if it is an existing
-    /// regular file and `overwrite` is false. An existing device or FIFO is opened here, to
-    /// be written in place.
+    /// Checks `path` as an output without creating anything, deciding from what opening it
+    /// finds: [`StreamError::SameFile`] if it is `input` (same device and inode),
+    /// [`StreamError::OutputExists`] if it is an existing regular file and `overwrite` is
+    /// false, [`StreamError::BlockDevice`] likewise for a block device,
+    /// [`StreamError::NoReader`] for a FIFO that nothing reads. An existing character device
+    /// or FIFO stays open here, to be written in place.
     pub fn plan(
         path: &Path,
         input: Option<&File>,
         overwrite: bool,
     ) -> Result<PlannedOutput, StreamError> {
-        if let Ok(existing) = fs::metadata(path) {
-            if let Some(input) = input
-                && is_same_file(&input.metadata()?, &existing)
-            {
-                return Err(StreamError::SameFile(path.to_path_buf()));
-            }
-            if !existing.is_file() {
-                return Ok(PlannedOutput {
-                    target: path.to_path_buf(),
-                    overwrite,
-                    in_place: Some(OpenOptions::new().write(true).open(path)?),
-                });
-            }
-            if !overwrite {
-                return Err(StreamError::OutputExists(path.to_path_buf()));
-            }
-        }
-        Ok(PlannedOutput {
+        let input = input.map(File::metadata).transpose()?;
+        let is_input = |existing: &fs::Metadata| {
+            input
+                .as_ref()
+                .is_some_and(|input| is_same_file(input, existing))
+        };
+        let planned = |in_place| PlannedOutput {
             target: path.to_path_buf(),
             overwrite,
-            in_place: None,
-        })
+            in_place,
+        };
+        let file = match open_existing(path) {
+            Ok(Some(file)) => file,
+            Ok(None) => return Ok(planned(None)),
+            Err(e) if e.raw_os_error() == Some(rustix::io::Errno::NXIO.raw_os_error()) => {
+                return Err(StreamError::NoReader(path.to_path_buf()));
+            }
+            // Not writable by us (a read-only file, a directory): judged by its metadata, and
+            // never written through, so a name changed meanwhile cannot matter.
+            Err(e) => {
+                return match fs::metadata(path) {
+                    Ok(existing) if is_input(&existing) => {
+                        Err(StreamError::SameFile(path.to_path_buf()))
+                    }
+                    Ok(existing) if existing.is_file() && !overwrite => {
+                        Err(StreamError::OutputExists(path.to_path_buf()))
+                    }
+                    Ok(existing) if existing.is_file() => Ok(planned(None)),
+                    _ => Err(StreamError::CreateOutput(path.to_path_buf(), e)),
+                };
+            }
+        };
+        let existing = file.metadata()?;
+        let kind = existing.file_type();
+        if is_input(&existing) {
+            return Err(StreamError::SameFile(path.to_path_buf()));
+        }
+        if kind.is_file() {
+            return match overwrite {
+                true => Ok(planned(None)),
+                false => Err(StreamError::OutputExists(path.to_path_buf())),
+            };
+        }
+        if kind.is_block_device() && !overwrite {
+            return Err(StreamError::BlockDevice(path.to_path_buf()));
+        }
+        // Opened without blocking only to find out whether a FIFO has a reader: written
+        // with ordinary blocking writes.
+        let flags = rustix::fs::fcntl_getfl(&file).map_err(io::Error::from)?;
+        rustix::fs::fcntl_setfl(&file, flags - rustix::fs::OFlags::NONBLOCK)
+            .map_err(io::Error::from)?;
+        Ok(planned(Some(file)))
+    }
+}
+
+/// Opens an existing `path` for writing in place, without creating, truncating or waiting:
+/// `None` if nothing is there (or a symbolic link names nothing). A FIFO without a reader
+/// fails with ENXIO. A symbolic link is opened without following it first (ELOOP), then
+/// followed: what is written is what was opened, whatever the name says by then.
+fn open_existing(path: &Path) -> io::Result<Option<File>> {
+    use rustix::fs::OFlags;
+    let open = |flags: OFlags| {
+        OpenOptions::new()
+            .write(true)
+            .custom_flags((flags | OFlags::NONBLOCK | OFlags::NOCTTY).bits() as i32)
+            .open(path)
+    };
+    let opened = match open(OFlags::NOFOLLOW) {
+        Err(e) if e.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) => {
+            open(OFlags::empty())
+        }
+        opened => opened,
+    };
+    match opened {
+        Ok(file) => Ok(Some(file)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
     }
 }
 
@@ -128,6 +195,10 @@ impl PlannedOutput {
                 ".{name}.combsiv-{}-{attempt}.tmp",
                 std::process::id()
             ));
+            // Registered before it can exist, so that [`remove_temporary_files`] called at
+            // any moment from here on removes it. (A file already there by this name, which
+            // has this process's id in it, is one a crashed process of the same id left.)
+            writing().push(temp.clone());
             match OpenOptions::new()
                 .write(true)
                 .create_new(true)
@@ -135,7 +206,6 @@ impl PlannedOutput {
                 .open(&temp)
             {
                 Ok(file) => {
-                    writing().push(temp.clone());
                     return Ok(OutputFile {
                         target,
                         overwrite,
@@ -143,8 +213,12 @@ impl PlannedOutput {
                         temp: Some(temp),
                     });
                 }
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
-                Err(e) => return Err(StreamError::CreateOutput(target, e)),
+                Err(e) => {
+                    done_writing(&temp);
+                    if e.kind() != io::ErrorKind::AlreadyExists {
+                        return Err(StreamError::CreateOutput(target, e));
+                    }
+                }
             }
         }
         Err(StreamError::Io(io::Error::new(
@@ -162,8 +236,14 @@ fn writing() -> MutexGuard<'static, Vec<PathBuf>> {
 }
 
 /// Removes every temporary file an [`OutputFile`] of this process is writing (they may hold
-/// verified plaintext of a decryption that has not finished). For a signal handler that is
-/// about to end the process: the outputs' `Drop`, which removes them otherwise, will not run.
+/// verified plaintext of a decryption that has not finished), for a process about to end on
+/// a signal: the outputs' `Drop`, which removes them otherwise, will not run. A file is
+/// registered before it is created, so none is missed however late the signal comes.
+///
+/// Not async-signal-safe: it takes a lock and frees memory, so it must not run inside a
+/// signal handler (which may have interrupted the thread holding that lock). Call it from a
+/// thread that waits for the signals, as the `combsiv` command does (`signal-hook`'s
+/// iterator; `sigwait` in C), and end the process from there.
 pub fn remove_temporary_files() {
     for temp in writing().drain(..) {
         let _ = fs::remove_file(temp);
@@ -256,5 +336,33 @@ impl Drop for OutputFile {
             done_writing(&temp);
             let _ = fs::remove_file(temp);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A temporary file is registered before it exists. With the register locked, as a
+    /// signal-handling thread calling [`remove_temporary_files`] at that moment would hold
+    /// it, `create` waits with nothing on disk yet; once it returns, the file is registered.
+    #[test]
+    fn a_temporary_file_is_registered_before_it_exists() {
+        let dir = tempfile::tempdir().unwrap();
+        let planned = OutputFile::plan(&dir.path().join("out"), None, false).unwrap();
+        let held = writing();
+        let creating = std::thread::spawn(move || planned.create());
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        let on_disk = fs::read_dir(dir.path()).unwrap().count();
+        drop(held);
+        let output = creating.join().unwrap().unwrap();
+        assert_eq!(
+            on_disk, 0,
+            "the temporary file existed before it was registered"
+        );
+        let temp = output.temporary_path().unwrap().to_path_buf();
+        assert!(temp.exists() && writing().contains(&temp));
+        drop(output);
+        assert!(!temp.exists() && !writing().contains(&temp));
     }
 }

@@ -2,6 +2,8 @@
 //! with RustCrypto's `cmac` and `aes-gcm-siv`, the stored format vectors, and every tampering
 //! case the format claims to detect.
 
+mod output;
+
 use crate::common::{Rng, available_backends, hex, load_vectors};
 use aes_gcm_siv::aead::{AeadInOut, KeyInit};
 use cmac::Mac;
