@@ -2,8 +2,11 @@
 `combsiv` CLI in both directions, the bounds calculator and backend reporting."""
 
 import os
+import pathlib
 import random
+import shutil
 import subprocess
+import sys
 
 import pytest
 from cryptography.hazmat.primitives.ciphers import aead as reference
@@ -239,3 +242,18 @@ def test_the_build_checks_what_ci_asked_for():
     if expected is None:
         pytest.skip("COMBSIV_EXPECT_DEBUG_ASSERTIONS is not set")
     assert combsiv._combsiv._debug_assertions() == (expected == "1")
+
+
+def test_the_package_is_the_installed_wheel():
+    """CI installs the abi3 manylinux wheel into a fresh environment without Rust
+    (COMBSIV_EXPECT_WHEEL=1): the tests must run that, not a source tree's build."""
+    if not os.environ.get("COMBSIV_EXPECT_WHEEL"):
+        pytest.skip("COMBSIV_EXPECT_WHEEL is not set")
+    import importlib.metadata
+    import sysconfig
+
+    package = pathlib.Path(combsiv.__file__).resolve().parent
+    assert package.parent == pathlib.Path(sysconfig.get_paths()["platlib"]).resolve()
+    wheel = importlib.metadata.distribution("combsiv").read_text("WHEEL")
+    assert "Tag: cp39-abi3-manylinux" in wheel, wheel
+    assert shutil.which("cargo") is None and shutil.which("rustc") is None
