@@ -83,6 +83,46 @@ def test_a_forked_child_seals_batches_on_several_threads():
     assert child.exitcode == 0
 
 
+_FORK_WHILE_STARTING = """
+import os, signal, sys, threading, time
+import combsiv
+
+cipher = combsiv.AESGCMSIV(bytes(16))
+nonces, messages = [bytes(12)] * 16, [bytes(64 * 1024)] * 16
+
+def batch():
+    return cipher.encrypt_many(nonces, messages, threads=2)
+
+first = threading.Thread(target=batch)  # starts the kept helper threads
+first.start()
+time.sleep(float(sys.argv[1]) / 1e6)
+pid = os.fork()
+if pid == 0:
+    signal.alarm(20)  # a child that waits on threads it does not have ends here
+    os._exit(0 if batch() == batch() else 1)
+first.join()
+_, status = os.waitpid(pid, 0)
+sys.exit(0 if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 else 1)
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork() here")
+def test_a_child_forked_while_the_helpers_start_seals_batches():
+    # A fork at any moment of the first batch, while its helper threads are being started
+    # included, leaves a child whose batches complete. Fresh interpreters, so that the
+    # helpers are started by the thread here; forks 0 to 2 ms into it.
+    failures = []
+    for delay_us in range(0, 2000, 50):
+        run = subprocess.run(
+            [sys.executable, "-W", "ignore::DeprecationWarning", "-c", _FORK_WHILE_STARTING,
+             str(delay_us)],
+            capture_output=True, text=True, timeout=120,
+        )
+        if run.returncode != 0:
+            failures.append((delay_us, run.returncode, run.stderr[-300:]))
+    assert not failures
+
+
 @pytest.mark.parametrize("cls", [combsiv.AESGCMSIV, combsiv.AESGCM])
 def test_forged_batch_members_fail_alone(cls, backend):
     rng = random.Random(9)

@@ -32,6 +32,9 @@ use std::thread;
 
 use rayon_core::{ThreadPool, ThreadPoolBuilder};
 
+#[cfg(unix)]
+mod fork;
+
 /// The most threads any call uses.
 pub const MAX_THREADS: usize = 256;
 
@@ -65,26 +68,38 @@ pub fn available_cores() -> usize {
 
 /// The helper threads of batches, one fewer than the cores (the caller is one more),
 /// started by the first batch that is cut and kept for the process; `None` where the OS
-/// refused to start them, and in a child of `fork()`, which inherits the pool's memory but
-/// none of its threads (Python's multiprocessing and Dask's worker processes fork after the
-/// parent may have sealed a batch). Under Miri too, which reports threads still running at
-/// exit: there batches take scoped threads.
+/// refused to start them, and under Miri, which reports threads still running at exit: there
+/// batches take scoped threads. A child of `fork()` starts its own ([`fork`]).
 fn helpers() -> Option<&'static ThreadPool> {
     if cfg!(miri) {
         return None;
     }
-    static HELPERS: OnceLock<Option<(u32, ThreadPool)>> = OnceLock::new();
-    let (process, pool) = HELPERS
-        .get_or_init(|| {
-            ThreadPoolBuilder::new()
-                .num_threads(available_cores().saturating_sub(1).max(1))
-                .thread_name(|i| alloc::format!("combsiv-batch-{i}"))
-                .build()
-                .ok()
-                .map(|pool| (std::process::id(), pool))
-        })
-        .as_ref()?;
-    (*process == std::process::id()).then_some(pool)
+    #[cfg(unix)]
+    {
+        use fork::Helpers;
+        let mut helpers = fork::helpers()?;
+        if let Helpers::NotStarted = *helpers {
+            *helpers = start_helpers().map_or(Helpers::Refused, Helpers::Running);
+        }
+        match *helpers {
+            Helpers::Running(pool) => Some(pool),
+            Helpers::NotStarted | Helpers::Refused => None,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        static HELPERS: OnceLock<Option<&'static ThreadPool>> = OnceLock::new();
+        *HELPERS.get_or_init(start_helpers)
+    }
+}
+
+fn start_helpers() -> Option<&'static ThreadPool> {
+    ThreadPoolBuilder::new()
+        .num_threads(available_cores().saturating_sub(1).max(1))
+        .thread_name(|i| alloc::format!("combsiv-batch-{i}"))
+        .build()
+        .ok()
+        .map(|pool| &*alloc::boxed::Box::leak(alloc::boxed::Box::new(pool)))
 }
 
 /// The threads to use for `bytes` of batch work when `requested` were asked for: `requested`
@@ -282,6 +297,39 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A child of `fork()` has none of its parent's helper threads, whatever its process
+    /// id: after the child's fork handler (run here in this process, whose id stays the
+    /// same, as a descendant's can come back) the next batch starts a pool of its own,
+    /// while a fork seen from the parent's side keeps the pool. (`fork::tests` forks for
+    /// real.)
+    #[test]
+    #[cfg(unix)]
+    fn after_a_fork_the_child_starts_its_own_pool() {
+        let batch = || {
+            let mut items: Vec<u32> = (0..64).collect();
+            for_each_part(
+                &mut items,
+                |_| MIN_BYTES_PER_THREAD,
+                2,
+                |part| part.iter_mut().for_each(|item| *item += 1),
+            );
+            assert!(
+                items
+                    .iter()
+                    .enumerate()
+                    .all(|(i, &item)| item == i as u32 + 1)
+            );
+            helpers().map(|pool| pool as *const ThreadPool)
+        };
+        let first = batch();
+        assert!(first.is_some());
+        fork::tests::as_in_the_parent();
+        assert_eq!(batch(), first);
+        fork::tests::as_in_a_child();
+        let second = batch();
+        assert!(second.is_some() && second != first);
     }
 
     /// A panic in one part reaches the caller after every other part ran, on the kept
