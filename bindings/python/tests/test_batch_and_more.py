@@ -110,9 +110,10 @@ sys.exit(0 if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 else 1)
 def test_a_child_forked_while_the_helpers_start_seals_batches():
     # A fork at any moment of the first batch, while its helper threads are being started
     # included, leaves a child whose batches complete. Fresh interpreters, so that the
-    # helpers are started by the thread here; forks 0 to 2 ms into it.
+    # helpers are started by the thread here; forks 0 to 3 ms into it, 10 microseconds
+    # apart: the pool starts within tens of microseconds, which wider steps miss.
     failures = []
-    for delay_us in range(0, 2000, 50):
+    for delay_us in range(0, 3000, 10):
         run = subprocess.run(
             [sys.executable, "-W", "ignore::DeprecationWarning", "-c", _FORK_WHILE_STARTING,
              str(delay_us)],
