@@ -387,7 +387,10 @@ fn wrong_size(expected: usize) -> PyErr {
 }
 
 /// `encrypt_into` and `decrypt_into` write the caller's own buffer, which Python threads
-/// could write too if the GIL were released: they keep it for the whole call.
+/// could write too if the GIL were released: they keep it for the whole call. The output may
+/// be a view of the same memory as the data (in place, or shifted: `memoryview(buf)[16:]` as
+/// the output of decrypting `buf`): the data (the tag first) is read once, into the output,
+/// before anything is written there.
 pub fn encrypt_into<'py, C: Cipher>(
     cipher: &C,
     (nonce, data, aad): Args<'_, 'py>,
@@ -396,12 +399,11 @@ pub fn encrypt_into<'py, C: Cipher>(
     let call = Call::new::<C>(nonce, data, aad)?;
     let len = call.data.len();
     let mut buffer = Buffer::writable(buf)?;
-    let out = buffer.bytes_mut();
-    if out.len() != len + TAG_LEN {
+    if buffer.len() != len + TAG_LEN {
         return Err(wrong_size(len + TAG_LEN));
     }
-    let (body, tag) = out.split_at_mut(len);
-    let plaintext = call.data.read_or_copy_into(0, body);
+    let plaintext = call.data.read_or_copy_into_buffer(0, &mut buffer, len);
+    let (body, tag) = buffer.bytes_mut().split_at_mut(len);
     let sealed = cipher
         .seal(&call.nonce, call.aad(), plaintext, body)
         .map_err(to_py)?;
@@ -418,11 +420,11 @@ pub fn decrypt_into<'py, C: Cipher>(
     let tag = call.tag()?;
     let len = call.data.len() - TAG_LEN;
     let mut buffer = Buffer::writable(buf)?;
-    let out = buffer.bytes_mut();
-    if out.len() != len {
+    if buffer.len() != len {
         return Err(wrong_size(len));
     }
-    let ciphertext = call.data.read_or_copy_into(0, out);
+    let ciphertext = call.data.read_or_copy_into_buffer(0, &mut buffer, len);
+    let out = buffer.bytes_mut();
     cipher
         .open(&call.nonce, call.aad(), ciphertext, out, &tag)
         .map_err(to_py)?;

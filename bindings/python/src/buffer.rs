@@ -101,26 +101,34 @@ impl<'py> Buffer<'py> {
         self.raw.len as usize
     }
 
-    /// Copies `out.len()` bytes from `start` into `out`; panics past the end (callers check
+    /// The addresses of bytes `start..start + len`; panics past the end (callers check
     /// lengths first).
-    fn copy_into(&self, start: usize, out: &mut [u8]) {
+    fn range(&self, start: usize, len: usize) -> core::ops::Range<usize> {
         assert!(
-            start
-                .checked_add(out.len())
-                .is_some_and(|end| end <= self.len()),
+            start.checked_add(len).is_some_and(|end| end <= self.len()),
             "a copy past the end of an exported buffer"
         );
+        let first = self.raw.buf as usize + start;
+        first..first + len
+    }
+
+    /// Copies `out.len()` bytes from `start` into `out`, which must not be bytes of any
+    /// exported buffer (a slice of one is a reference that this copy's reads would alias:
+    /// [`Buffer::copy_to`] copies between two of them).
+    fn copy_into(&self, start: usize, out: &mut [u8]) {
+        let source = self.range(start, out.len());
+        #[cfg(debug_assertions)]
+        writable::assert_unborrowed(&source);
         if !out.is_empty() {
             // SAFETY: a successful PyBUF_SIMPLE export is `len` contiguous bytes at `buf`,
-            // valid until the buffer is released in `drop`, and `start + out.len() <= len`
-            // (asserted), so the source range is readable; `out` is writable. `out` may be
-            // the same bytes as the source (a caller's buffer passed both as data and as the
-            // output of `decrypt_into`): `ptr::copy` allows overlapping ranges. No reference
-            // to the exporter's bytes is made: another thread may write them meanwhile, and
-            // the copy is what the call then uses.
+            // valid until the buffer is released in `drop`, and the range is within them
+            // (`range` asserts it), so it is readable. `out` is our own memory, not the
+            // exporter's, so the ranges do not overlap. No reference to the exporter's bytes
+            // is made: another thread may write them meanwhile, and the copy is what the
+            // call then uses.
             unsafe {
-                core::ptr::copy(
-                    self.raw.buf.cast::<u8>().add(start),
+                core::ptr::copy_nonoverlapping(
+                    source.start as *const u8,
                     out.as_mut_ptr(),
                     out.len(),
                 )
@@ -128,19 +136,83 @@ impl<'py> Buffer<'py> {
         }
     }
 
-    /// The bytes, writable; only for a buffer got with [`Buffer::writable`].
+    /// Copies `len` bytes from `start` into the first `len` bytes of `out`, a writable
+    /// buffer that may be a view of the same memory (a caller's buffer passed as the data
+    /// and, shifted or not, as the output of `decrypt_into`): the copy has `memmove`'s
+    /// meaning, and is made before `out` hands out its bytes.
+    fn copy_to(&self, start: usize, out: &mut Buffer<'_>, len: usize) {
+        let source = self.range(start, len);
+        let target = out.range(0, len);
+        #[cfg(debug_assertions)]
+        writable::assert_unborrowed(&source);
+        if len > 0 {
+            // SAFETY: both ranges lie within their exports (`range` asserts it), valid until
+            // the buffers are released in `drop`; `out` was exported writable. Only raw
+            // pointers are used, no reference to either side exists (`out`'s bytes are handed
+            // out by `bytes_mut` only after this), and `ptr::copy` allows the ranges to
+            // overlap.
+            unsafe { core::ptr::copy(source.start as *const u8, target.start as *mut u8, len) }
+        }
+    }
+
+    /// The bytes, writable; only for a buffer got with [`Buffer::writable`]. From here on
+    /// they are a `&mut` for as long as this buffer lives: nothing else may read them.
     pub fn bytes_mut(&mut self) -> &mut [u8] {
         if self.raw.len == 0 || self.raw.readonly != 0 {
             return &mut [];
         }
+        #[cfg(debug_assertions)]
+        writable::borrow(self.range(0, self.len()));
         // SAFETY: as in `bytes`, and the exporter granted PyBUF_WRITABLE (readonly is 0);
         // `&mut self` makes this the only view we hand out.
         unsafe { core::slice::from_raw_parts_mut(self.raw.buf.cast::<u8>(), self.len()) }
     }
 }
 
+/// With debug assertions: the address ranges of exported buffers that handed out their bytes
+/// as `&mut` ([`Buffer::bytes_mut`]) and are not yet released, so that a raw read of any of
+/// them, which would alias that reference (undefined behaviour, whatever the bytes turn out
+/// to be), fails loudly in the tests instead. Per thread: a call holds the GIL throughout.
+#[cfg(debug_assertions)]
+mod writable {
+    use core::cell::RefCell;
+    use core::ops::Range;
+
+    std::thread_local! {
+        static BORROWED: RefCell<Vec<Range<usize>>> = const { RefCell::new(Vec::new()) };
+    }
+
+    pub fn borrow(range: Range<usize>) {
+        BORROWED.with_borrow_mut(|borrowed| borrowed.push(range));
+    }
+
+    pub fn release(range: &Range<usize>) {
+        BORROWED.with_borrow_mut(|borrowed| {
+            if let Some(i) = borrowed.iter().position(|r| r == range) {
+                borrowed.swap_remove(i);
+            }
+        });
+    }
+
+    pub fn assert_unborrowed(read: &Range<usize>) {
+        BORROWED.with_borrow(|borrowed| {
+            let overlapping = borrowed
+                .iter()
+                .find(|r| r.start < read.end && read.start < r.end);
+            assert!(
+                overlapping.is_none(),
+                "a read of bytes handed out as &mut: {read:x?} overlaps {overlapping:x?}"
+            );
+        });
+    }
+}
+
 impl Drop for Buffer<'_> {
     fn drop(&mut self) {
+        #[cfg(debug_assertions)]
+        if self.raw.len > 0 {
+            writable::release(&(self.raw.buf as usize..self.raw.buf as usize + self.len()));
+        }
         // SAFETY: `raw` was filled by a successful PyObject_GetBuffer and is released once.
         // The lifetime ties the buffer to a GIL-holding scope, and buffers are only dropped
         // there (never inside a `detach` closure, which only borrows their bytes).
@@ -211,6 +283,25 @@ impl<'py> BytesLike<'py> {
             BytesLike::Bytes(bytes) => Some(&bytes.as_bytes()[start..start + out.len()]),
             BytesLike::Exported(buffer) => {
                 buffer.copy_into(start, out);
+                None
+            }
+        }
+    }
+
+    /// [`BytesLike::read_or_copy_into`] into the first `len` bytes of a caller's writable
+    /// buffer, which may be a view of the same memory as these bytes (then this is the only
+    /// read of them, made before `out`'s bytes are handed out, with `memmove`'s meaning): a
+    /// `bytes` object is immutable, so never the memory of a writable buffer.
+    pub fn read_or_copy_into_buffer(
+        &self,
+        start: usize,
+        out: &mut Buffer<'_>,
+        len: usize,
+    ) -> Option<&[u8]> {
+        match self {
+            BytesLike::Bytes(bytes) => Some(&bytes.as_bytes()[start..start + len]),
+            BytesLike::Exported(buffer) => {
+                buffer.copy_to(start, out, len);
                 None
             }
         }

@@ -10,21 +10,57 @@ mod files;
 
 use combsiv::bounds::{self, NonceProfile, RandomNonceProfile};
 use combsiv::{Backend, DynAesGcm, DynAesGcmSiv};
-use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList};
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyBytes, PyDict, PyList, PyType};
+use pyo3::{PyErrArguments, create_exception};
 use zeroize::Zeroize;
 
 use crate::aead::{key_of, to_py};
 use crate::buffer::BytesLike;
 
-create_exception!(
-    combsiv,
-    InvalidTag,
-    PyException,
-    "The data is not authentic under this key, nonce and associated data."
-);
+/// `combsiv.InvalidTag`: the data is not authentic. Where `cryptography` is installed, a
+/// subclass of `cryptography.exceptions.InvalidTag`, so that code written for `cryptography`
+/// catches it with its own `except`; of `Exception` otherwise. Made when the module is
+/// imported.
+#[derive(Debug)]
+pub struct InvalidTag;
+
+static INVALID_TAG: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+
+impl InvalidTag {
+    /// The exception type, made on first use (the module's import makes it).
+    fn type_object(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
+        let made = INVALID_TAG.get_or_try_init(py, || {
+            let cryptography = py
+                .import("cryptography.exceptions")
+                .and_then(|module| module.getattr("InvalidTag"))
+                .and_then(|base| Ok(base.cast_into::<PyType>()?));
+            let base = match cryptography {
+                Ok(base) => base,
+                Err(_) => py.get_type::<PyException>(),
+            };
+            PyErr::new_type(
+                py,
+                c"combsiv.InvalidTag",
+                Some(c"The data is not authentic under this key, nonce and associated data."),
+                Some(&base),
+                None,
+            )
+        })?;
+        Ok(made.bind(py))
+    }
+
+    /// The exception, with `args`.
+    pub fn new_err<A: PyErrArguments + Send + Sync + 'static>(args: A) -> PyErr {
+        Python::attach(|py| match InvalidTag::type_object(py) {
+            Ok(invalid_tag) => PyErr::from_type(invalid_tag.clone(), args),
+            Err(error) => error,
+        })
+    }
+}
+
 create_exception!(
     combsiv,
     KeyExhausted,
@@ -455,7 +491,7 @@ fn _combsiv(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<AesGcmClass>()?;
     m.add_class::<SealerClass>()?;
     m.add_class::<BoundClass>()?;
-    m.add("InvalidTag", py.get_type::<InvalidTag>())?;
+    m.add("InvalidTag", InvalidTag::type_object(py)?)?;
     m.add("KeyExhausted", py.get_type::<KeyExhausted>())?;
     m.add_function(wrap_pyfunction!(_debug_assertions, m)?)?;
     m.add_function(wrap_pyfunction!(backend, m)?)?;

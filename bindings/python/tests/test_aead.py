@@ -3,6 +3,8 @@ associated data, both key sizes), the official vectors, tampering, and every buf
 
 import array
 import random
+import subprocess
+import sys
 
 import pytest
 from cryptography.hazmat.primitives.ciphers import aead as reference
@@ -236,3 +238,77 @@ def test_the_gil_is_released_during_a_large_call():
     # the ticker in at most once or twice (the interpreter's switch interval is 5 ms).
     assert end - start > 0.02, "the call was too quick to tell"
     assert len(during) >= 3, f"{len(during)} ticks in {end - start:.3f} s"
+
+
+@pytest.mark.parametrize("cls", [combsiv.AESGCMSIV, combsiv.AESGCM])
+@pytest.mark.parametrize("length", [0, 5, 100, 1000, 5000])
+def test_into_with_views_of_one_buffer(cls, length, backend):
+    """The output of ``encrypt_into``/``decrypt_into`` may be a view of the data's own buffer:
+    exactly in place, or shifted either way (``memoryview(buf)[16:]`` as the output of
+    decrypting ``buf``). Each gives the plaintext, and a forgery leaves the output zeroed."""
+    rng = random.Random(length)
+    cipher = cls(rng.randbytes(32), backend=backend)
+    nonce, aad, plaintext = rng.randbytes(12), b"ad", rng.randbytes(length)
+    sealed = cipher.encrypt(nonce, plaintext, aad)
+    n = len(plaintext)
+
+    buf = bytearray(sealed)  # the plaintext 16 bytes after where the ciphertext starts
+    assert cipher.decrypt_into(nonce, buf, aad, memoryview(buf)[16:]) == n
+    assert bytes(buf[16 : 16 + n]) == plaintext
+    buf = bytearray(16) + bytearray(sealed)  # 16 bytes before
+    assert cipher.decrypt_into(nonce, memoryview(buf)[16:], aad, memoryview(buf)[:n]) == n
+    assert bytes(buf[:n]) == plaintext
+    buf = bytearray(sealed)  # in place
+    assert cipher.decrypt_into(nonce, buf, aad, memoryview(buf)[:n]) == n
+    assert bytes(buf[:n]) == plaintext
+
+    buf = bytearray(plaintext) + bytearray(16)  # in place
+    assert cipher.encrypt_into(nonce, memoryview(buf)[:n], aad, buf) == n + 16
+    assert bytes(buf) == sealed
+    buf = bytearray(16) + bytearray(plaintext)  # the data after where the output starts
+    assert cipher.encrypt_into(nonce, memoryview(buf)[16:], aad, buf) == n + 16
+    assert bytes(buf) == sealed
+    buf = bytearray(plaintext) + bytearray(32)  # the data 16 bytes before the output
+    assert cipher.encrypt_into(nonce, memoryview(buf)[:n], aad, memoryview(buf)[16:]) == n + 16
+    assert bytes(buf[16:]) == sealed
+
+    forged = bytearray(sealed)
+    forged[-1] ^= 1
+    with pytest.raises(combsiv.InvalidTag):
+        cipher.decrypt_into(nonce, forged, aad, memoryview(forged)[16:])
+    assert not any(forged[16 : 16 + n])
+
+
+def test_invalid_tag_is_cryptographys_where_it_is_installed():
+    """Code written for ``cryptography`` catches ``cryptography.exceptions.InvalidTag``; with
+    ``cryptography`` installed that one ``except`` catches combsiv's too. Without it,
+    combsiv's is an ``Exception`` of its own."""
+    from cryptography.exceptions import InvalidTag as CryptographyInvalidTag
+
+    assert issubclass(combsiv.InvalidTag, CryptographyInvalidTag)
+    cipher = combsiv.AESGCMSIV(bytes(32))
+    sealed = bytearray(cipher.encrypt(bytes(12), b"data", None))
+    sealed[0] ^= 1
+    for call in (
+        lambda: cipher.decrypt(bytes(12), bytes(sealed), None),
+        lambda: cipher.decrypt_many([bytes(12)], [bytes(sealed)]),
+        lambda: combsiv.AESGCM(bytes(16)).decrypt(bytes(12), bytes(20), None),
+    ):
+        try:
+            call()
+        except CryptographyInvalidTag as error:
+            assert isinstance(error, combsiv.InvalidTag)
+        else:
+            pytest.fail("no InvalidTag")
+    without = subprocess.run(
+        [sys.executable, "-c",
+         "import sys; sys.modules['cryptography'] = None\n"
+         "import combsiv\n"
+         "assert combsiv.InvalidTag.__mro__[1] is Exception, combsiv.InvalidTag.__mro__\n"
+         "try:\n"
+         "    combsiv.AESGCMSIV(bytes(32)).decrypt(bytes(12), bytes(20), None)\n"
+         "except combsiv.InvalidTag:\n"
+         "    pass\n"],
+        capture_output=True, text=True,
+    )
+    assert without.returncode == 0, without.stderr

@@ -32,6 +32,11 @@ class ColumnUsage(TypedDict):
 class InvalidTag(Exception):
     """The data is not authentic under this key, nonce and associated data.
 
+    Where ``cryptography`` is installed (when ``combsiv`` is imported), a subclass of
+    ``cryptography.exceptions.InvalidTag``: code written for ``cryptography`` that catches
+    that one catches this one too, with no second ``except``. Otherwise a subclass of
+    ``Exception``.
+
     Raised by ``decrypt_many`` and ``decrypt_column`` too; then ``failed`` lists the indices
     of the messages (rows) that failed and ``results`` holds the plaintexts of the others:
     a list with ``None`` for failed messages, or the Arrow result with failed rows null. No
@@ -78,12 +83,15 @@ class AESGCMSIV:
         self, nonce: BytesLike, data: BytesLike, associated_data: AssociatedData, buf: BytesLike
     ) -> int:
         """Writes ``ciphertext || tag`` into ``buf``, which must be exactly ``len(data) + 16``
-        bytes and writable (``ValueError`` otherwise); returns the length written."""
+        bytes and writable (``ValueError`` otherwise); returns the length written. ``buf`` may
+        share memory with ``data`` (in place, or shifted): ``data`` is read once, into
+        ``buf``, before anything is written there."""
     def decrypt_into(
         self, nonce: BytesLike, data: BytesLike, associated_data: AssociatedData, buf: BytesLike
     ) -> int:
         """Writes the plaintext into ``buf`` (exactly ``len(data) - 16`` bytes); on
-        ``InvalidTag`` the buffer is zeroed."""
+        ``InvalidTag`` the buffer is zeroed. ``buf`` may share memory with ``data``: in place
+        (``memoryview(data)[:-16]``) or shifted (``memoryview(data)[16:]``, say)."""
     def encrypt_many(
         self,
         nonces: Sequence[BytesLike],
