@@ -255,6 +255,15 @@ macro_rules! aead_class {
                 columns::decrypt_column(py, &self.cipher, args, threads.unwrap_or(0))
             }
 
+            /// The `limit_log2` to give each of `workers` processes (Spark or Dask workers)
+            /// that use this key with budgets of their own, so that together they stay
+            /// within `limit_log2`. `deterministic`: for fixed-nonce columns (or both kinds).
+            #[staticmethod]
+            #[pyo3(signature = (workers, *, deterministic = false, limit_log2 = bounds::DEFAULT_LIMIT_LOG2))]
+            fn worker_limit_log2(workers: u64, deterministic: bool, limit_log2: f64) -> PyResult<f64> {
+                worker_limit_log2($scheme, workers, deterministic, limit_log2)
+            }
+
             /// What the column calls have sealed under this object's key: a dict of
             /// `random_nonce_rows`, `fixed_nonce_rows`, `fixed_nonces`, `max_blocks`,
             /// `bound_log2` (the advantage bound so far) and `limit_log2`.
@@ -299,6 +308,32 @@ aead_class!(
     "AES-GCM (NIST SP 800-38D) with a 128- or 256-bit key: cryptography's AESGCM surface. \
      Never repeat a nonce under one key."
 );
+
+/// [`bounds::worker_limit_log2`] for a class's columns: linear for AES-GCM-SIV's randomized
+/// ones, quadratic for its deterministic ones and for AES-GCM's.
+fn worker_limit_log2(
+    scheme: columns::Scheme,
+    workers: u64,
+    deterministic: bool,
+    limit_log2: f64,
+) -> PyResult<f64> {
+    if workers == 0 || !limit_log2.is_finite() {
+        return Err(PyValueError::new_err(
+            "workers must be at least 1 and limit_log2 a finite number",
+        ));
+    }
+    let key_use = match (scheme, deterministic) {
+        (columns::Scheme::AesGcmSiv, false) => bounds::KeyUse::GcmSivRandomNonces,
+        (columns::Scheme::AesGcmSiv, true) => bounds::KeyUse::GcmSivChosenNonces,
+        (columns::Scheme::AesGcm, false) => bounds::KeyUse::GcmRandomNonces,
+        (columns::Scheme::AesGcm, true) => {
+            return Err(PyValueError::new_err(
+                "AES-GCM columns are randomized only: deterministic=True does not apply",
+            ));
+        }
+    };
+    Ok(bounds::worker_limit_log2(limit_log2, workers, key_use))
+}
 
 impl AesGcmSivClass {
     fn backend_of(&self) -> Backend {

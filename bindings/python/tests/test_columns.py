@@ -1,6 +1,7 @@
 """encrypt_column/decrypt_column: Arrow columns in, Arrow columns out, on every backend."""
 
 import os
+import pathlib
 import pickle
 import subprocess
 import sys
@@ -261,3 +262,75 @@ print("ok")
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "ok"
+
+
+def _rows_until_exhausted(cipher, **kwargs):
+    """Seals one-byte rows until the cipher's budget refuses the next one; returns the count."""
+    sealed, chunk = 0, 4096
+    rows = pa.array([b"x"] * chunk, pa.binary())
+    while chunk:
+        try:
+            cipher.encrypt_column(rows.slice(0, chunk), **kwargs)
+            sealed += chunk
+        except KeyExhausted:
+            chunk //= 2
+    return sealed
+
+
+@pytest.mark.parametrize("cls", [AESGCMSIV, AESGCM])
+def test_workers_within_their_split_stay_within_the_whole_budget(cls):
+    # W workers, each with a budget of worker_limit_log2(W), seal all they may; the same rows
+    # counted by one object with the whole limit must fit it (and nearly fill it). The
+    # limits are tiny, so that a few thousand rows reach them.
+    total = -81.0 if cls is AESGCMSIV else -73.0
+    workers = 4
+    each = cls.worker_limit_log2(workers, limit_log2=total)
+    assert each == total - (1 if cls is AESGCMSIV else 2) * 2
+    key = bytes(32)
+    rows = sum(_rows_until_exhausted(cls(key, limit_log2=each)) for _ in range(workers))
+    whole = cls(key, limit_log2=total)
+    whole.encrypt_column(pa.array([b"x"] * rows, pa.binary()))  # within it
+    assert whole.column_usage["bound_log2"] > total - 1.0
+    if cls is AESGCM:
+        # The split in proportion to the workers, right for AES-GCM-SIV's random nonces,
+        # would let AES-GCM's workers take the key past its limit.
+        linear = total - 2.0
+        rows = sum(_rows_until_exhausted(cls(key, limit_log2=linear)) for _ in range(workers))
+        with pytest.raises(KeyExhausted):
+            cls(key, limit_log2=total).encrypt_column(pa.array([b"x"] * rows, pa.binary()))
+    # Deterministic columns' bound grows with the square of the rows under their nonce
+    # (the Rust tests recompute it for any number of workers).
+    assert AESGCMSIV.worker_limit_log2(64, deterministic=True) == -32.0 - 12.0
+    with pytest.raises(ValueError):
+        AESGCM.worker_limit_log2(4, deterministic=True)
+    with pytest.raises(ValueError):
+        cls.worker_limit_log2(0)
+
+
+def test_what_a_column_shows_and_per_row_associated_data():
+    # Both modes keep nulls, order and exact lengths; deterministic rows are equal across
+    # calls; a row moved to another row decrypts there unless per-row associated data names
+    # each row, as the README shows (its snippet runs here).
+    cipher = AESGCMSIV(bytes(32))
+    values = pa.array([b"alice", None, b"bob", b"alice"], pa.binary())
+    randomized = cipher.encrypt_column(values)
+    deterministic = cipher.encrypt_column(values, nonce=NONCE)
+    assert randomized.is_null().to_pylist() == [False, True, False, False]
+    assert [None if v is None else len(v) for v in randomized.to_pylist()] == [33, None, 31, 33]
+    assert [None if v is None else len(v) for v in deterministic.to_pylist()] == [21, None, 19, 21]
+    assert deterministic[0] == deterministic[3] == cipher.encrypt_column(values, nonce=NONCE)[0]
+    moved = pa.array([randomized[2].as_py(), None, randomized[0].as_py(), randomized[3].as_py()])
+    assert cipher.decrypt_column(moved).to_pylist() == [b"bob", None, b"alice", b"alice"]
+
+    readme = (pathlib.Path(__file__).parents[1] / "README.md").read_text()
+    snippet = next(
+        block for block in readme.split("```python")[1:] if "associated_data=ids" in block
+    ).split("```")[0]
+    values = pa.array([b"078-05-1120", b"219-09-9999", b"457-55-5462"])
+    scope = {"pa": pa, "cipher": cipher, "values": values}
+    exec(snippet, scope)
+    assert scope["opened"].to_pylist() == values.to_pylist()
+    swapped = pa.array([scope["sealed"][1].as_py(), scope["sealed"][0].as_py(), scope["sealed"][2].as_py()])
+    with pytest.raises(InvalidTag) as info:
+        cipher.decrypt_column(swapped, associated_data=scope["ids"])
+    assert info.value.failed == [0, 1]

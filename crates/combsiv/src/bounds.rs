@@ -251,6 +251,55 @@ pub fn gcm_random_nonces(messages: f64, max_blocks: f64) -> Bound {
     }
 }
 
+/// How a key is used, for [`worker_limit_log2`]: which bound its budget keeps, and so how
+/// that bound grows with the messages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyUse {
+    /// AES-GCM-SIV with random nonces: every term of [`gcm_siv_random_nonces`] is linear in
+    /// the messages.
+    GcmSivRandomNonces,
+    /// AES-GCM-SIV with chosen nonces that several users of the key may share (a
+    /// deterministic column's one nonce): the per-nonce and repeated-nonce terms of
+    /// [`gcm_siv_nonce_based`] grow with the square of the messages under a nonce.
+    GcmSivChosenNonces,
+    /// AES-GCM with random nonces: both terms of [`gcm_random_nonces`] grow with the square
+    /// of the messages (nonce collisions, and the blocks of all of them).
+    GcmRandomNonces,
+}
+
+impl KeyUse {
+    /// The highest power of the message count among the bound's terms.
+    fn growth(self) -> f64 {
+        match self {
+            KeyUse::GcmSivRandomNonces => 1.0,
+            KeyUse::GcmSivChosenNonces | KeyUse::GcmRandomNonces => 2.0,
+        }
+    }
+}
+
+/// log2 of the limit to give each of `workers` users of one key that keep their budgets
+/// apart (processes, say), so that everything they encrypt together stays within
+/// 2^`total_limit_log2`: `total_limit_log2 - g * log2(workers)`, where g is the highest power
+/// of the message count in the bound (1 for AES-GCM-SIV with random nonces, 2 for AES-GCM
+/// and for AES-GCM-SIV's chosen nonces).
+///
+/// Why: every term of these bounds is a count of messages (or of their blocks, which scale
+/// with them) raised to at most the power g, times factors the workers do not change. If each
+/// worker's use has a bound of at most 2^limit, the workers together used at most `workers`
+/// times the messages of the busiest one, and the bound of that is at most `workers^g`
+/// times 2^limit. With g taken as 1 for AES-GCM, 64 workers would reach 2^-26 where 2^-32
+/// was meant.
+///
+/// ```
+/// use combsiv::bounds::{KeyUse, worker_limit_log2};
+///
+/// assert_eq!(worker_limit_log2(-32.0, 64, KeyUse::GcmSivRandomNonces), -38.0);
+/// assert_eq!(worker_limit_log2(-32.0, 64, KeyUse::GcmRandomNonces), -44.0);
+/// ```
+pub fn worker_limit_log2(total_limit_log2: f64, workers: u64, key_use: KeyUse) -> f64 {
+    total_limit_log2 - key_use.growth() * (workers.max(1) as f64).log2()
+}
+
 /// One row of the web page's nonce-based table, as exponents of two: nonces, repeats per
 /// nonce, and the published maximum message length in blocks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -327,6 +376,71 @@ pub fn max_blocks_random(messages: u32, limit_log2: f64) -> Option<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The bound of one key's use by W workers, each of which used as many messages as its
+    /// [`worker_limit_log2`] allows (the most, found by bisection, with messages of 1 and
+    /// of 4096 blocks), recomputed for all of them together: within the total limit, and
+    /// within a factor of two of it (the split does not waste the budget). The split that
+    /// is right for AES-GCM-SIV's random nonces would take AES-GCM past the limit.
+    #[test]
+    fn workers_within_their_split_stay_within_the_total() {
+        let total = DEFAULT_LIMIT_LOG2;
+        let uses: [(KeyUse, &dyn Fn(f64, f64) -> Bound); 3] = [
+            (KeyUse::GcmSivRandomNonces, &|messages, max_blocks| {
+                gcm_siv_random_nonces(&RandomNonceProfile {
+                    messages,
+                    max_blocks,
+                })
+            }),
+            (KeyUse::GcmSivChosenNonces, &|messages, max_blocks| {
+                gcm_siv_nonce_based(&NonceProfile {
+                    nonces: 1.0,
+                    per_nonce: messages,
+                    max_blocks,
+                })
+            }),
+            (KeyUse::GcmRandomNonces, &gcm_random_nonces),
+        ];
+        // The most messages whose bound is within 2^limit.
+        let most = |bound: &dyn Fn(f64, f64) -> Bound, max_blocks: f64, limit: f64| {
+            let (mut low, mut high) = (0.0f64, 128.0f64);
+            for _ in 0..200 {
+                let middle = (low + high) / 2.0;
+                match bound(middle.exp2(), max_blocks).log2() <= limit {
+                    true => low = middle,
+                    false => high = middle,
+                }
+            }
+            low.exp2()
+        };
+        for (key_use, bound) in uses {
+            for max_blocks in [1.0, 4096.0] {
+                for workers in [2u64, 8, 64, 1000] {
+                    let each = most(
+                        bound,
+                        max_blocks,
+                        worker_limit_log2(total, workers, key_use),
+                    );
+                    let together = bound(workers as f64 * each, max_blocks).log2();
+                    let context =
+                        alloc::format!("{key_use:?}, {max_blocks} blocks, {workers} workers");
+                    assert!(together <= total + 1e-9, "{context}: 2^{together}");
+                    assert!(together > total - 1.0, "{context}: 2^{together}");
+                    if key_use == KeyUse::GcmRandomNonces {
+                        let linear = total - (workers as f64).log2();
+                        let each = most(bound, max_blocks, linear);
+                        let together = bound(workers as f64 * each, max_blocks).log2();
+                        assert!(
+                            together > total + 0.9,
+                            "{context}, a linear split: 2^{together}"
+                        );
+                    }
+                }
+            }
+        }
+        assert_eq!(worker_limit_log2(-40.0, 0, KeyUse::GcmRandomNonces), -40.0);
+        assert_eq!(worker_limit_log2(-40.0, 1, KeyUse::GcmRandomNonces), -40.0);
+    }
 
     /// Every published row against the formula, values worked out by hand: the fixed-nonce
     /// rows hold (the third exactly at 2^-32); the many-nonce rows fail by the per-nonce term and, with m = log2(L) + 1, by

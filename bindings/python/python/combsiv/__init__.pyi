@@ -135,8 +135,15 @@ class AESGCMSIV:
         ``nonce || ciphertext || tag`` (``Sealer``'s format). ``nonce=<12 bytes>``,
         deterministic: every row is ``ciphertext || tag`` under that nonce, so equal values
         give equal ciphertexts (joins, grouping and lookups work on the encrypted column).
-        What that reveals: which rows are equal (and, as in every mode, each value's length);
-        nothing else, because AES-GCM-SIV stays secure when a nonce repeats.
+
+        What an encrypted column still shows, in both modes: which rows are null, the row
+        order, and each value's exact length (a ciphertext is 16 or 28 bytes longer).
+        Deterministic columns also show which values are equal, within the column and
+        across calls, columns and tables sealed with the same key and nonce; nothing more,
+        because AES-GCM-SIV stays secure when a nonce repeats. And without per-row
+        associated data, a row's ciphertext moved to another row (or table) still decrypts
+        there: pass ``associated_data`` with one value per row that names the row (its
+        primary key, say), and a moved ciphertext fails as ``InvalidTag``.
 
         ``associated_data``: ``None``, one bytes-like object for every row (say, the column's
         name), or an Arrow array with one value per row (not null where the value is not);
@@ -166,9 +173,17 @@ class AESGCMSIV:
         nonces, rows under fixed nonces and how many nonces, the longest row in 16-byte
         blocks, and log2 of the advantage bound so far next to the limit. Per object: a key
         used by several processes (Spark or Dask workers) spends each one's budget; give
-        each of W workers ``limit_log2 - log2(W)`` for randomized columns, or
-        ``limit_log2 - 2 * log2(W)`` for deterministic ones (their bound grows with the
-        square of the rows under one nonce)."""
+        each the ``limit_log2`` of ``worker_limit_log2``."""
+    @staticmethod
+    def worker_limit_log2(workers: int, *, deterministic: bool = False, limit_log2: float = -32.0) -> float:
+        """The ``limit_log2`` to give each of ``workers`` processes that use one key with
+        budgets of their own, so that together they stay within ``2**limit_log2``:
+        ``limit_log2 - log2(workers)`` for randomized columns, whose bound grows with the
+        rows, and ``limit_log2 - 2 * log2(workers)`` for deterministic ones (or a key used
+        for both), whose bound grows with the square of the rows under one nonce::
+
+            cipher = AESGCMSIV(key, limit_log2=AESGCMSIV.worker_limit_log2(64))
+        """
 
 class AESGCM:
     """AES-GCM (NIST SP 800-38D), with ``cryptography``'s ``AESGCM`` surface: 16- or 32-byte
@@ -176,7 +191,9 @@ class AESGCM:
     nonce under one key: a repeat reveals the XOR of two plaintexts and lets an attacker
     forge. Methods as in ``AESGCMSIV``; columns are randomized only (``encrypt_column``
     with a ``nonce`` raises ``ValueError``), and their budget is AES-GCM's random-nonce
-    bound (nonce collisions: about 2**32 rows per key at the default limit)."""
+    bound (nonce collisions: about 2**32 rows per key at the default limit), which grows
+    with the square of the rows: split it between workers with ``worker_limit_log2``
+    (``limit_log2 - 2 * log2(workers)``), not in proportion to them."""
 
     def __init__(self, key: BytesLike, backend: Optional[str] = None, *, limit_log2: float = -32.0) -> None: ...
     @staticmethod
@@ -227,6 +244,10 @@ class AESGCM:
     ) -> Any: ...
     @property
     def column_usage(self) -> ColumnUsage: ...
+    @staticmethod
+    def worker_limit_log2(workers: int, *, deterministic: bool = False, limit_log2: float = -32.0) -> float:
+        """The ``limit_log2`` to give each of ``workers`` processes sharing one key:
+        ``limit_log2 - 2 * log2(workers)`` (``deterministic=True`` raises ``ValueError``)."""
 
 class Sealer:
     """AES-GCM-SIV with a random 96-bit nonce per message and a usage budget: each ``seal``
