@@ -108,3 +108,26 @@ def test_key_files_are_read_as_the_cli_reads_them(tmp_path, combsiv_cli):
         os.chown(path, 12345, 12345)
         with pytest.raises(PermissionError, match="another user"):
             combsiv.load_key_file(path)
+
+
+def test_block_devices_need_overwrite_and_fifos_a_reader(tmp_path, key):
+    # A block device is a disk: FileExistsError without overwrite=True (only the refusal is
+    # run here). A FIFO that nothing reads fails at once instead of waiting forever.
+    (tmp_path / "p").write_bytes(b"data")
+    def is_disk(path):
+        try:
+            return stat.S_ISBLK(os.stat(path).st_mode)
+        except OSError:
+            return False
+
+    disks = [path for path in sorted(f"/dev/{name}" for name in os.listdir("/dev")) if is_disk(path)]
+    if disks:
+        with pytest.raises(FileExistsError, match="block device"):
+            combsiv.encrypt_file(tmp_path / "p", disks[0], key)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    started = time.monotonic()
+    with pytest.raises(BrokenPipeError, match="nothing is reading"):
+        combsiv.encrypt_file(tmp_path / "p", fifo, key)
+    assert time.monotonic() - started < 10
+    assert sorted(os.listdir(tmp_path)) == ["fifo", "p"]
