@@ -385,7 +385,9 @@ mod tests {
     #[test]
     fn workers_within_their_split_stay_within_the_total() {
         let total = DEFAULT_LIMIT_LOG2;
-        let uses: [(KeyUse, &dyn Fn(f64, f64) -> Bound); 3] = [
+        /// A bound of (messages, their longest in blocks).
+        type BoundOf<'a> = &'a dyn Fn(f64, f64) -> Bound;
+        let uses: [(KeyUse, BoundOf<'_>); 3] = [
             (KeyUse::GcmSivRandomNonces, &|messages, max_blocks| {
                 gcm_siv_random_nonces(&RandomNonceProfile {
                     messages,
@@ -402,7 +404,7 @@ mod tests {
             (KeyUse::GcmRandomNonces, &gcm_random_nonces),
         ];
         // The most messages whose bound is within 2^limit.
-        let most = |bound: &dyn Fn(f64, f64) -> Bound, max_blocks: f64, limit: f64| {
+        let most = |bound: BoundOf<'_>, max_blocks: f64, limit: f64| {
             let (mut low, mut high) = (0.0f64, 128.0f64);
             for _ in 0..200 {
                 let middle = (low + high) / 2.0;
