@@ -37,7 +37,7 @@ use core::cell::Cell;
 
 use zeroize::Zeroize;
 
-use super::lanes::{Blocks, Chain, Lane};
+use super::lanes::{Blocks, Chain, Lane, Span};
 use crate::aes::BlockCipher;
 use crate::aes::kernels::{KeySchedule, broadcast, for_each_middle_round, swap_last_word};
 use crate::cpu::{MAX_BLOCKS, STRIDE, Tier, TierToken, load_block, per_tier, store_block};
@@ -52,22 +52,21 @@ const CCM_SEAL: u8 = 4;
 pub(crate) const MAX_KERNEL_LANES: usize = STRIDE * MAX_BLOCKS;
 
 /// One kernel call over at most [`TierToken::comb_lanes`] lanes of `tier`'s keys with `rounds`
-/// rounds: the next `count` blocks of each, or with `None` all of each lane's remaining
-/// blocks. Does not move the positions.
+/// rounds: the blocks `span` gives each lane, from its position. Does not move the positions.
 pub(crate) fn run(
     tier: TierToken,
     rounds: usize,
     chain: Chain,
     lanes: &mut [Lane<'_>],
-    count: Option<usize>,
+    span: Span<'_>,
 ) {
     // The per-call arrays sized for the tier's lanes, not for the widest tier's 32: filling
     // and wiping 32 lanes' worth made the comb 11-17 % slower on 64-byte messages with AES-NI
     // (8 lanes) on Zen 5.
     match tier.comb_lanes() {
-        0..=8 => run_lanes::<8>(tier, rounds, chain, lanes, count),
-        9..=16 => run_lanes::<16>(tier, rounds, chain, lanes, count),
-        _ => run_lanes::<MAX_KERNEL_LANES>(tier, rounds, chain, lanes, count),
+        0..=8 => run_lanes::<8>(tier, rounds, chain, lanes, span),
+        9..=16 => run_lanes::<16>(tier, rounds, chain, lanes, span),
+        _ => run_lanes::<MAX_KERNEL_LANES>(tier, rounds, chain, lanes, span),
     }
 }
 
@@ -77,7 +76,7 @@ fn run_lanes<const LANES: usize>(
     rounds: usize,
     chain: Chain,
     lanes: &mut [Lane<'_>],
-    count: Option<usize>,
+    span: Span<'_>,
 ) {
     let n = lanes.len();
     assert!(n <= LANES, "at most the tier's lanes per call");
@@ -89,12 +88,13 @@ fn run_lanes<const LANES: usize>(
     let mut states = [0u128; LANES];
     let mut counters = [0u128; LANES];
     let mut windows: [Blocks<'_>; LANES] = core::array::from_fn(|_| Blocks::Read(&[]));
-    for ((((schedule, state), counter), window), lane) in schedules
+    for (i, ((((schedule, state), counter), window), lane)) in schedules
         .iter_mut()
         .zip(&mut states)
         .zip(&mut counters)
         .zip(&mut windows)
         .zip(lanes.iter_mut())
+        .enumerate()
     {
         let BlockCipher::Vector(keys, _) = lane.cipher else {
             unreachable!("the caller checked that every lane holds a key of `tier`");
@@ -102,7 +102,8 @@ fn run_lanes<const LANES: usize>(
         *schedule = keys.schedule();
         *state = u128::from_le_bytes(lane.state());
         *counter = u128::from_le_bytes(lane.counter());
-        *window = lane.window(count.unwrap_or(lane.remaining()));
+        let count = span.of(i, lane);
+        *window = lane.window(count);
     }
     let schedules = &schedules[..n];
     let shared = schedules.iter().all(|s| core::ptr::eq(*s, schedules[0]));
