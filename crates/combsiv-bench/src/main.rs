@@ -176,6 +176,7 @@ fn main() -> ExitCode {
             comb_tables::cbc_by_lanes(effort, &tiers, max_lanes),
             comb_tables::modes_table(effort, &tiers),
             comb_tables::siv_batch_table(effort, &tiers),
+            comb_tables::back_to_back_table(effort, &tiers),
         ];
         for table in &tables {
             println!("{}", table.markdown);

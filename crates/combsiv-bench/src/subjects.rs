@@ -178,11 +178,10 @@ fn rustcrypto(algorithm: Algorithm, key: &[u8; 32]) -> Option<Box<dyn Subject>> 
     })
 }
 
-/// ring and aws-lc-rs share one API shape (`LessSafeKey`); open needs `ciphertext || tag`
-/// contiguous, so the tag is appended in a scratch buffer the size of the largest message.
+/// ring and aws-lc-rs share one API shape (`LessSafeKey`), and each opens in place with a
+/// separate tag (`open_in_place_separate_tag`), as our rows do: no copy on either side.
 struct RingLike<K> {
     key: K,
-    scratch: Vec<u8>,
 }
 
 macro_rules! ring_like {
@@ -197,7 +196,7 @@ macro_rules! ring_like {
                     }
                 };
                 let unbound = $module::UnboundKey::new(spec, &key[..algorithm.key_len()]).ok()?;
-                Some(Box::new(RingLike { key: <$key>::new(unbound), scratch: Vec::new() }))
+                Some(Box::new(RingLike { key: <$key>::new(unbound) }))
             }
         }
 
@@ -208,17 +207,8 @@ macro_rules! ring_like {
                 tag.ok().and_then(|tag| tag.as_ref().try_into().ok()).unwrap_or_default()
             }
             fn open(&mut self, nonce: &[u8; 12], buf: &mut [u8], tag: &[u8; 16]) -> bool {
-                self.scratch.clear();
-                self.scratch.extend_from_slice(buf);
-                self.scratch.extend_from_slice(tag);
                 let nonce = $module::Nonce::assume_unique_for_key(*nonce);
-                match self.key.open_in_place(nonce, $module::Aad::empty(), &mut self.scratch) {
-                    Ok(plaintext) => {
-                        buf.copy_from_slice(plaintext);
-                        true
-                    }
-                    Err(_) => false,
-                }
+                ring_like!(@open $module, self.key, nonce, buf, tag).is_ok()
             }
         }
     };
@@ -230,6 +220,18 @@ macro_rules! ring_like {
     };
     (@siv ring_aead, $algorithm:expr) => {
         None::<&ring_aead::Algorithm>
+    };
+    (@open awslc, $key:expr, $nonce:expr, $buf:expr, $tag:expr) => {
+        $key.open_in_place_separate_tag($nonce, awslc::Aad::empty(), $tag, $buf)
+    };
+    (@open ring_aead, $key:expr, $nonce:expr, $buf:expr, $tag:expr) => {
+        $key.open_in_place_separate_tag(
+            $nonce,
+            ring_aead::Aad::empty(),
+            ring_aead::Tag::from(*$tag),
+            $buf,
+            0..,
+        )
     };
 }
 ring_like!(awslc, awslc::LessSafeKey);
