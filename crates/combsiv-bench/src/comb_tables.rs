@@ -274,18 +274,24 @@ fn pass<M: AsMut<[u8]>>(
     }
 }
 
-/// (b): each mode one message at a time and through the comb engine (default lanes per
-/// tier), with RustCrypto and OpenSSL CBC and ring AES-128-GCM (measured interleaved with
-/// CCM) as references.
-pub fn modes_table(effort: Effort, tiers: &[Backend]) -> Table {
-    let keys: Vec<(Backend, Aes, Ccm)> = tiers
+/// The AES-128 key and CCM (13-byte nonces, 16-byte tags) of the mode tables, per tier that
+/// can set them up.
+fn mode_keys(tiers: &[Backend]) -> Vec<(Backend, Aes, Ccm)> {
+    tiers
         .iter()
         .filter_map(|&tier| {
             let key = Aes::with_backend(&[0x2b; 16], tier).ok()?;
             let ccm = Ccm::with_backend(&[0x2b; 16], 13, 16, tier).ok()?;
             Some((tier, key, ccm))
         })
-        .collect();
+        .collect()
+}
+
+/// (b): each mode one message at a time and through the comb engine (default lanes per
+/// tier), with RustCrypto and OpenSSL CBC and ring AES-128-GCM (measured interleaved with
+/// CCM) as references.
+pub fn modes_table(effort: Effort, tiers: &[Backend]) -> Table {
+    let keys = mode_keys(tiers);
     let Some((_, sequential_key, sequential_ccm)) = keys.first() else {
         return skipped("(b) skipped: no AES/CCM key could be set up");
     };
@@ -527,11 +533,9 @@ pub fn siv_batch_table(effort: Effort, tiers: &[Backend]) -> Table {
 /// 4 KiB / 2^k apart share L1 sets, which the engine staggers. Both layouts interleaved in
 /// one measurement.
 pub fn back_to_back_table(effort: Effort, tiers: &[Backend]) -> Table {
-    let keys: Vec<(Backend, Aes, Ccm, Aes128GcmSiv)> = tiers
-        .iter()
-        .filter_map(|&tier| {
-            let key = Aes::with_backend(&[0x2b; 16], tier).ok()?;
-            let ccm = Ccm::with_backend(&[0x2b; 16], 13, 16, tier).ok()?;
+    let keys: Vec<(Backend, Aes, Ccm, Aes128GcmSiv)> = mode_keys(tiers)
+        .into_iter()
+        .filter_map(|(tier, key, ccm)| {
             let siv = Aes128GcmSiv::with_backend(&[0x2b; 16], tier).ok()?;
             Some((tier, key, ccm, siv))
         })

@@ -54,7 +54,22 @@ impl Scratch {
         path
     }
 
-    /// `combsiv <op> -k key -i <input> -o <output> [extra...]`.
+    /// `combsiv <op> -k key -i <input> -o <output>`, ready to run (a path that is absolute
+    /// stays as it is).
+    fn command(&self, op: &str, input: &str, output: &str) -> Command {
+        let mut command = combsiv();
+        command
+            .arg(op)
+            .arg("-k")
+            .arg(self.path("key"))
+            .arg("-i")
+            .arg(self.path(input))
+            .arg("-o")
+            .arg(self.path(output));
+        command
+    }
+
+    /// `combsiv <op> -k key -i <input> -o <output> [extra...]`, run.
     fn run(
         &self,
         op: &str,
@@ -62,16 +77,7 @@ impl Scratch {
         output: &str,
         extra: &[&str],
     ) -> assert_cmd::assert::Assert {
-        combsiv()
-            .arg(op)
-            .arg("-k")
-            .arg(self.path("key"))
-            .arg("-i")
-            .arg(self.path(input))
-            .arg("-o")
-            .arg(self.path(output))
-            .args(extra)
-            .assert()
+        self.command(op, input, output).args(extra).assert()
     }
 
     /// `combsiv encrypt -o out` reading stdin, once it has written `len` bytes to it and its
@@ -565,14 +571,7 @@ fn refuses_block_devices_without_force_and_fifos_without_a_reader() {
         .map(|e| e.path())
         .find(|path| fs::metadata(path).is_ok_and(|meta| meta.file_type().is_block_device()));
     if let Some(disk) = disk {
-        combsiv()
-            .args(["encrypt", "-k"])
-            .arg(s.path("key"))
-            .arg("-i")
-            .arg(s.path("plain"))
-            .arg("-o")
-            .arg(&disk)
-            .assert()
+        s.run("encrypt", "plain", &disk.to_string_lossy(), &[])
             .code(2)
             .stderr(
                 predicate::str::contains("block device")
@@ -581,13 +580,7 @@ fn refuses_block_devices_without_force_and_fifos_without_a_reader() {
     }
     let made = StdCommand::new("mkfifo").arg(s.path("fifo")).status();
     assert!(made.unwrap().success());
-    combsiv()
-        .args(["encrypt", "-k"])
-        .arg(s.path("key"))
-        .arg("-i")
-        .arg(s.path("plain"))
-        .arg("-o")
-        .arg(s.path("fifo"))
+    s.command("encrypt", "plain", "fifo")
         .timeout(std::time::Duration::from_secs(30))
         .assert()
         .code(3)
