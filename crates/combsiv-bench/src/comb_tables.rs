@@ -82,6 +82,31 @@ fn workloads(whole_blocks: bool) -> [Messages; 3] {
     ]
 }
 
+/// A table's title and header row: the `leading` columns (name, alignment), each tier's
+/// `per_tier` columns, then the `trailing` ones (right-aligned numbers).
+fn header(
+    title: &str,
+    leading: &[(&str, &str)],
+    (tiers, per_tier): (&[Backend], &[&str]),
+    trailing: &[&str],
+) -> String {
+    let mut names: Vec<String> = leading.iter().map(|(name, _)| name.to_string()).collect();
+    let mut aligns: Vec<&str> = leading.iter().map(|(_, align)| *align).collect();
+    for tier in tiers {
+        for column in per_tier {
+            names.push(format!("{tier} {column}"));
+            aligns.push("---:");
+        }
+    }
+    names.extend(trailing.iter().map(|name| name.to_string()));
+    aligns.extend(trailing.iter().map(|_| "---:"));
+    format!(
+        "{title}\n\n| {} |\n|{}|\n",
+        names.join(" | "),
+        aligns.join("|")
+    )
+}
+
 /// A table as markdown and as JSON rows.
 pub struct Table {
     pub markdown: String,
@@ -102,15 +127,13 @@ pub fn cbc_by_lanes(effort: Effort, tiers: &[Backend], max_lanes: usize) -> Tabl
     let Some((_, sequential_key)) = keys.first() else {
         return skipped("(a) skipped: no AES key could be set up");
     };
-    let mut markdown = String::from(
-        "(a) CBC encryption by parallelism P (comb windows), AES-128, TSC c/B; speed-up over one message at a time\n\n| workload | P |",
+    let tier_names: Vec<Backend> = keys.iter().map(|(tier, _)| *tier).collect();
+    let mut markdown = header(
+        "(a) CBC encryption by parallelism P (comb windows), AES-128, TSC c/B; speed-up over one message at a time",
+        &[("workload", "---"), ("P", "---:")],
+        (&tier_names, &["c/B", "x"]),
+        &["greedy c/B", "idle slots"],
     );
-    for (tier, _) in &keys {
-        let _ = write!(markdown, " {tier} c/B | {tier} x |");
-    }
-    markdown.push_str(" greedy c/B | idle slots |\n|---|---:|");
-    markdown.push_str(&"---:|---:|".repeat(keys.len()));
-    markdown.push_str("---:|---:|\n");
     let mut rows = Vec::new();
     for messages in workloads(true) {
         let bytes = messages.bytes() as f64;
@@ -295,15 +318,13 @@ pub fn modes_table(effort: Effort, tiers: &[Backend]) -> Table {
     let Some((_, sequential_key, sequential_ccm)) = keys.first() else {
         return skipped("(b) skipped: no AES/CCM key could be set up");
     };
-    let mut markdown = String::from(
-        "(b) Modes, one message at a time vs comb (default lanes per tier), AES-128, TSC c/B\n\n| mode | workload | sequential |",
+    let tier_names: Vec<Backend> = keys.iter().map(|(tier, ..)| *tier).collect();
+    let mut markdown = header(
+        "(b) Modes, one message at a time vs comb (default lanes per tier), AES-128, TSC c/B",
+        &[("mode", "---"), ("workload", "---"), ("sequential", "---:")],
+        (&tier_names, &["comb", "x"]),
+        &["RustCrypto", "OpenSSL"],
     );
-    for (tier, ..) in &keys {
-        let _ = write!(markdown, " {tier} comb | {tier} x |");
-    }
-    markdown.push_str(" RustCrypto | OpenSSL |\n|---|---|---:|");
-    markdown.push_str(&"---:|---:|".repeat(keys.len()));
-    markdown.push_str("---:|---:|\n");
     let mut rows = Vec::new();
     let mut engines: Vec<Comb> = keys
         .iter()
@@ -540,15 +561,13 @@ pub fn back_to_back_table(effort: Effort, tiers: &[Backend]) -> Table {
             Some((tier, key, ccm, siv))
         })
         .collect();
-    let mut markdown = String::from(
-        "(d) 64 records back to back in one buffer vs 64 bytes apart, batches, AES-128, TSC c/B\n\n| mode | record |",
+    let tier_names: Vec<Backend> = keys.iter().map(|(tier, ..)| *tier).collect();
+    let mut markdown = header(
+        "(d) 64 records back to back in one buffer vs 64 bytes apart, batches, AES-128, TSC c/B",
+        &[("mode", "---"), ("record", "---:")],
+        (&tier_names, &["back to back", "apart", "x"]),
+        &[],
     );
-    for (tier, ..) in &keys {
-        let _ = write!(markdown, " {tier} back to back | {tier} apart | {tier} x |");
-    }
-    markdown.push_str("\n|---|---:|");
-    markdown.push_str(&"---:|---:|---:|".repeat(keys.len()));
-    markdown.push('\n');
     let mut rows = Vec::new();
     let ivs = &(0..64).map(|i| [i as u8; 16]).collect::<Vec<_>>();
     let nonces = &(0..64).map(|i| [i as u8; 12]).collect::<Vec<_>>();
