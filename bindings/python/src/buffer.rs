@@ -52,6 +52,9 @@ unsafe extern "C" {
 /// it ([`BytesLike`]) and outputs are written into it with the GIL held.
 pub struct Buffer<'py> {
     raw: RawBuffer,
+    /// With debug assertions: whether `bytes_mut` registered the bytes as handed out.
+    #[cfg(debug_assertions)]
+    handed_out: bool,
     _py: PhantomData<Python<'py>>,
 }
 
@@ -77,6 +80,8 @@ impl<'py> Buffer<'py> {
         }
         let buffer = Buffer {
             raw,
+            #[cfg(debug_assertions)]
+            handed_out: false,
             _py: PhantomData,
         };
         if buffer.raw.len < 0 || (buffer.raw.buf.is_null() && buffer.raw.len != 0) {
@@ -122,17 +127,11 @@ impl<'py> Buffer<'py> {
         if !out.is_empty() {
             // SAFETY: a successful PyBUF_SIMPLE export is `len` contiguous bytes at `buf`,
             // valid until the buffer is released in `drop`, and the range is within them
-            // (`range` asserts it), so it is readable. `out` is our own memory, not the
-            // exporter's, so the ranges do not overlap. No reference to the exporter's bytes
-            // is made: another thread may write them meanwhile, and the copy is what the
-            // call then uses.
-            unsafe {
-                core::ptr::copy_nonoverlapping(
-                    source.start as *const u8,
-                    out.as_mut_ptr(),
-                    out.len(),
-                )
-            }
+            // (`range` asserts it), so it is readable; `out` is writable, and `ptr::copy`
+            // allows the two to overlap. No reference to the exporter's bytes is made:
+            // another thread may write them meanwhile, and the copy is what the call then
+            // uses.
+            unsafe { core::ptr::copy(source.start as *const u8, out.as_mut_ptr(), out.len()) }
         }
     }
 
@@ -162,7 +161,9 @@ impl<'py> Buffer<'py> {
             return &mut [];
         }
         #[cfg(debug_assertions)]
-        writable::borrow(self.range(0, self.len()));
+        if !core::mem::replace(&mut self.handed_out, true) {
+            writable::borrow(self.range(0, self.len()));
+        }
         // SAFETY: as in `bytes`, and the exporter granted PyBUF_WRITABLE (readonly is 0);
         // `&mut self` makes this the only view we hand out.
         unsafe { core::slice::from_raw_parts_mut(self.raw.buf.cast::<u8>(), self.len()) }
@@ -210,8 +211,8 @@ mod writable {
 impl Drop for Buffer<'_> {
     fn drop(&mut self) {
         #[cfg(debug_assertions)]
-        if self.raw.len > 0 {
-            writable::release(&(self.raw.buf as usize..self.raw.buf as usize + self.len()));
+        if self.handed_out {
+            writable::release(&self.range(0, self.len()));
         }
         // SAFETY: `raw` was filled by a successful PyObject_GetBuffer and is released once.
         // The lifetime ties the buffer to a GIL-holding scope, and buffers are only dropped
