@@ -96,8 +96,9 @@ impl OutputFile {
             Err(e) if e.raw_os_error() == Some(rustix::io::Errno::NXIO.raw_os_error()) => {
                 return Err(StreamError::NoReader(path.to_path_buf()));
             }
-            // Not writable by us (a read-only file, a directory): judged by its metadata, and
-            // never written through, so a name changed meanwhile cannot matter.
+            // Not writable by us (a read-only file, a directory, a disk only root may open):
+            // judged by its metadata, and never written through, so a name changed meanwhile
+            // cannot matter.
             Err(e) => {
                 return match fs::metadata(path) {
                     Ok(existing) if is_input(&existing) => {
@@ -107,6 +108,9 @@ impl OutputFile {
                         Err(StreamError::OutputExists(path.to_path_buf()))
                     }
                     Ok(existing) if existing.is_file() => Ok(planned(None)),
+                    Ok(existing) if existing.file_type().is_block_device() && !overwrite => {
+                        Err(StreamError::BlockDevice(path.to_path_buf()))
+                    }
                     _ => Err(StreamError::CreateOutput(path.to_path_buf(), e)),
                 };
             }
