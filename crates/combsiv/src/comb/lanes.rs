@@ -328,8 +328,8 @@ const LANES_PER_SET: usize = 4;
 /// 64 sets of 64-byte lines, chosen by address bits 6 to 11, so records laid out back to back
 /// 2 or 4 KiB apart put every lane's current block in one or two sets: 16 or 32 lanes in 8
 /// or 12 ways, each line evicted before its next block is read (Zen 3, VAES, 16 lanes of
-/// CBC over 4 KiB records: 2.4-3.2x the time of the same records 64 bytes apart; staggered,
-/// 1.1-1.2x). When more than [`WAYS`] lanes share a set, the lanes are cut into G runs by
+/// CBC over 4 KiB records: 2.4-3.5x the time of the same records 64 bytes apart; staggered,
+/// 1.2x). When more than [`WAYS`] lanes share a set, the lanes are cut into G runs by
 /// their order so that [`LANES_PER_SET`] share one, and run g first advances 4 (G - 1 - g)
 /// blocks, one line per run (`prefix`, one kernel call with those counts): the runs then
 /// move through G different sets. The lanes are put back in order of decreasing remaining

@@ -45,9 +45,10 @@ pub(super) fn helpers() -> Option<MutexGuard<'static, Helpers>> {
         Ordering::Acquire,
     ) {
         Ok(_) => {
-            // SAFETY: the handlers are functions of this crate, never unloaded; none of them
-            // unwinds (each only locks or unlocks `HELPERS`, which never panics here, and
-            // touches a thread-local with `try_with`). The prepare and parent handlers may
+            // SAFETY: the handlers are `extern "C"` functions of this crate, which live as
+            // long as its code (glibc drops a library's handlers when it is unloaded); none
+            // unwinds past its end (each locks or unlocks `HELPERS`, which the forking thread
+            // never holds, and touches a thread-local with `try_with`; a panic would abort). The prepare and parent handlers may
             // take locks (they run before and after the fork, in the parent); the child's
             // only unlocks the lock its own thread took and overwrites a value that owns no
             // memory, which is safe in a child of a multithreaded process.
