@@ -15,61 +15,44 @@
 //! # Ok::<(), combsiv::Error>(())
 //! ```
 //!
-//! The backend (portable, AES-NI, VAES) is chosen once per key from the CPU; see [`Backend`].
-//! The types also implement the RustCrypto `aead` traits, as drop-in replacements for the
-//! `aes-gcm-siv` and `aes-gcm` crates.
+//! The backend is chosen once per key from the CPU: portable, AES-NI, VAES, AVX-512 or ARMv8;
+//! see [`Backend`]. The types also implement the RustCrypto `aead` traits ([`traits`]), as
+//! drop-in replacements for the `aes-gcm-siv` and `aes-gcm` crates.
+//!
+//! Where to look:
+//!
+//! - one message: [`Aes128GcmSiv`], [`Aes256GcmSiv`], [`Aes128Gcm`], [`Aes256Gcm`], or
+//!   [`DynAesGcmSiv`] and [`DynAesGcm`] when the key size is known only at run time;
+//! - many messages: [`AesGcmSiv::seal_batch`] and [`AesGcmSiv::open_batch`] with [`SivJob`]s;
+//! - files and streams: [`stream`] (chunked, on every core);
+//! - how much one key may encrypt: [`bounds`], and [`Sealer`], which enforces it;
+//! - other modes of AES: [`modes`] (one message) and [`comb`] (many at once).
+//!
+//! The library is built in layers, each a crate that depends only on those below it
+//! (`combsiv-core`, no_std; `combsiv-modes`; `combsiv-std`); this crate re-exports their
+//! public paths, so depend on it alone. Without default features it is `no_std` (the
+//! `alloc` feature adds what needs a heap).
 
 #![no_std]
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
 
+#[cfg(feature = "std")]
+pub use combsiv_core::bounds;
+pub use combsiv_core::{
+    Aes, Aes128, Aes128Gcm, Aes128GcmSiv, Aes256, Aes256Gcm, Aes256GcmSiv, AesGcm, AesGcmSiv,
+    AesKeySize, Backend, DynAesGcm, DynAesGcmSiv, Error, KeySize, SivJob, traits,
+};
 #[cfg(feature = "alloc")]
-extern crate alloc;
+pub use combsiv_modes::comb;
+pub use combsiv_modes::modes;
+/// Work spread over threads: how many to use, and running one worker function on each.
 #[cfg(feature = "std")]
-extern crate std;
-
-mod aead;
-mod aes;
+pub use combsiv_parallel as parallel;
 #[cfg(feature = "std")]
-pub mod bounds;
-#[cfg(feature = "alloc")]
-pub mod comb;
-mod cpu;
-mod error;
-mod field;
-mod layout;
-pub mod modes;
-#[cfg(feature = "std")]
-pub mod parallel;
-#[cfg(feature = "std")]
-pub mod sealer;
-#[cfg(feature = "std")]
-pub mod stream;
-#[cfg(test)]
-mod test_vectors;
-mod verdict;
-
-pub use crate::aead::gcm::AesGcm;
-pub use crate::aead::gcm_siv::{AesGcmSiv, SivJob};
-pub use crate::aead::{Aes128, Aes256, DynAesGcm, DynAesGcmSiv, KeySize};
-pub use crate::aes::{Aes, AesKeySize};
-pub use crate::cpu::Backend;
-pub use crate::error::Error;
-#[cfg(feature = "std")]
-pub use crate::sealer::Sealer;
-/// The RustCrypto `aead` crate whose traits the ciphers implement.
-pub use ::aead as traits;
+pub use combsiv_std::{Sealer, sealer, stream};
 
 // The README's examples compile and run as doctests.
 #[cfg(doctest)]
 #[doc = include_str!("../../../README.md")]
 struct ReadmeDoctests;
-
-/// AES-GCM-SIV with a 128-bit key (RFC 8452 AEAD_AES_128_GCM_SIV).
-pub type Aes128GcmSiv = AesGcmSiv<Aes128>;
-/// AES-GCM-SIV with a 256-bit key (RFC 8452 AEAD_AES_256_GCM_SIV).
-pub type Aes256GcmSiv = AesGcmSiv<Aes256>;
-/// AES-GCM with a 128-bit key.
-pub type Aes128Gcm = AesGcm<Aes128>;
-/// AES-GCM with a 256-bit key.
-pub type Aes256Gcm = AesGcm<Aes256>;
