@@ -5,6 +5,7 @@
 use std::fs::File;
 use std::path::PathBuf;
 
+use combsiv::AesKeySize;
 use combsiv::stream::{
     Algorithm, DEFAULT_CHUNK_SIZE, Decryptor, Encryptor, KeySource, MasterKey, Options, OutputFile,
     SecretFileError, StreamError,
@@ -53,7 +54,7 @@ fn to_py(error: StreamError) -> PyErr {
 /// and given its name only when complete, so that a failure leaves the old `dst` (or none)
 /// and never `src` destroyed (same file: refused).
 #[pyfunction]
-#[pyo3(signature = (src, dst, key, *, chunk_size = DEFAULT_CHUNK_SIZE, aes128 = false, threads = 0, overwrite = false))]
+#[pyo3(signature = (src, dst, key, *, chunk_size = DEFAULT_CHUNK_SIZE, key_size = None, threads = 0, overwrite = false, aes128 = false))]
 #[allow(
     clippy::too_many_arguments,
     reason = "keyword arguments of a Python function"
@@ -64,16 +65,13 @@ fn encrypt_file(
     dst: PathBuf,
     key: &Bound<'_, PyAny>,
     chunk_size: u32,
-    aes128: bool,
+    key_size: Option<u32>,
     threads: usize,
     overwrite: bool,
+    aes128: bool,
 ) -> PyResult<u64> {
     let key = master_key(key)?;
-    let algorithm = if aes128 {
-        Algorithm::Aes128GcmSiv
-    } else {
-        Algorithm::Aes256GcmSiv
-    };
+    let algorithm = Algorithm::gcm_siv(file_key_size(key_size, aes128)?);
     let encryptor = Encryptor::new(algorithm, chunk_size, KeySource::KeyFile).map_err(to_py)?;
     let options = Options {
         threads,
@@ -85,6 +83,20 @@ fn encrypt_file(
         encryptor.encrypt_to_file(&key, &input, output, &options, |_| {})
     })
     .map_err(to_py)
+}
+
+/// The AES key size `encrypt_file` encrypts with: `key_size` bits (128 or 256, as
+/// `generate_key(bit_length)` takes them; default 256), or 128 for the older `aes128=True`.
+fn file_key_size(key_size: Option<u32>, aes128: bool) -> PyResult<AesKeySize> {
+    match (key_size, aes128) {
+        (None, false) => Ok(AesKeySize::Aes256),
+        (None | Some(128), true) => Ok(AesKeySize::Aes128),
+        (Some(_), true) => Err(PyValueError::new_err(
+            "aes128=True is key_size=128; pass key_size alone",
+        )),
+        (Some(bits), false) => AesKeySize::of_bits(bits)
+            .map_err(|_| PyValueError::new_err("key_size must be 128 or 256 (bits)")),
+    }
 }
 
 /// Decrypts the combsiv file `src` into `dst`; returns the plaintext length. As

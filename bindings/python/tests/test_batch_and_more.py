@@ -234,13 +234,29 @@ def test_files_interoperate_with_the_cli_both_ways(tmp_path, combsiv_cli):
         assert (tmp_path / f"py{size}.out").read_bytes() == data
 
 
+def test_file_key_size_is_in_bits_as_generate_key_takes_it(tmp_path):
+    key = os.urandom(32)
+    (tmp_path / "plain").write_bytes(b"data" * 100)
+    # The header's byte 9 is the algorithm: 1 AES-128-GCM-SIV, 2 AES-256-GCM-SIV.
+    for kwargs, algorithm in [({}, 2), ({"key_size": 256}, 2), ({"key_size": 128}, 1), ({"aes128": True}, 1)]:
+        sealed = tmp_path / f"sealed-{algorithm}-{len(kwargs)}"
+        combsiv.encrypt_file(tmp_path / "plain", sealed, key, overwrite=True, **kwargs)
+        assert sealed.read_bytes()[9] == algorithm
+        combsiv.decrypt_file(sealed, tmp_path / "out", key, overwrite=True)
+        assert (tmp_path / "out").read_bytes() == b"data" * 100
+    for kwargs in [{"key_size": 192}, {"key_size": 16}, {"key_size": 256, "aes128": True}]:
+        with pytest.raises(ValueError):
+            combsiv.encrypt_file(tmp_path / "plain", tmp_path / "refused", key, **kwargs)
+        assert not (tmp_path / "refused").exists()
+
+
 def test_files_fail_cleanly(tmp_path):
     key = os.urandom(32)
     (tmp_path / "plain").write_bytes(b"secret data" * 1000)
     combsiv.encrypt_file(tmp_path / "plain", tmp_path / "sealed", key, chunk_size=1024)
     with pytest.raises(OSError):
         combsiv.encrypt_file(tmp_path / "plain", tmp_path / "sealed", key)
-    combsiv.encrypt_file(tmp_path / "plain", tmp_path / "sealed", key, overwrite=True, aes128=True)
+    combsiv.encrypt_file(tmp_path / "plain", tmp_path / "sealed", key, overwrite=True, key_size=128)
     with pytest.raises(combsiv.InvalidTag):
         combsiv.decrypt_file(tmp_path / "sealed", tmp_path / "out", os.urandom(32))
     assert not (tmp_path / "out").exists()

@@ -6,7 +6,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use combsiv::stream::{self, Algorithm, Decryptor, Encryptor, KeySource, MasterKey, Options};
-use combsiv::{Aes128GcmSiv, Aes256GcmSiv, Backend};
+use combsiv::{Aes128GcmSiv, Aes256GcmSiv, AesKeySize, Backend};
 
 /// The median of `runs` timings of `f`, in seconds.
 fn median_seconds(runs: usize, mut f: impl FnMut()) -> f64 {
@@ -34,27 +34,24 @@ fn messages(out: &mut String) {
     );
     let a128 = Aes128GcmSiv::new(&[1; 16]);
     let a256 = Aes256GcmSiv::new(&[2; 32]);
-    for (name, encrypt) in [
-        ("AES-128-GCM-SIV", true),
-        ("AES-128-GCM-SIV", false),
-        ("AES-256-GCM-SIV", true),
-        ("AES-256-GCM-SIV", false),
+    for (key_size, encrypt) in [
+        (AesKeySize::Aes128, true),
+        (AesKeySize::Aes128, false),
+        (AesKeySize::Aes256, true),
+        (AesKeySize::Aes256, false),
     ] {
         let mut row = format!(
-            "| {name} | {} |",
+            "| {}-GCM-SIV | {} |",
+            key_size.name(),
             if encrypt { "encrypt" } else { "decrypt" }
         );
         for size in [64usize, 1024, 8192, 256 * 1024] {
             let count = (4 << 20) / size;
             let mut buf = vec![0u8; size];
             let nonce = [0u8; 12];
-            let aes128 = name.starts_with("AES-128");
-            let seal = |buf: &mut [u8]| {
-                if aes128 {
-                    a128.encrypt_in_place_detached(&nonce, b"", buf)
-                } else {
-                    a256.encrypt_in_place_detached(&nonce, b"", buf)
-                }
+            let seal = |buf: &mut [u8]| match key_size {
+                AesKeySize::Aes128 => a128.encrypt_in_place_detached(&nonce, b"", buf),
+                AesKeySize::Aes256 => a256.encrypt_in_place_detached(&nonce, b"", buf),
             };
             let tag = seal(&mut buf).unwrap_or_default();
             let sealed = buf.clone();
@@ -64,10 +61,19 @@ fn messages(out: &mut String) {
                         seal(black_box(&mut buf)).map(|_| ())
                     } else {
                         buf.copy_from_slice(&sealed);
-                        if aes128 {
-                            a128.decrypt_in_place_detached(&nonce, b"", black_box(&mut buf), &tag)
-                        } else {
-                            a256.decrypt_in_place_detached(&nonce, b"", black_box(&mut buf), &tag)
+                        match key_size {
+                            AesKeySize::Aes128 => a128.decrypt_in_place_detached(
+                                &nonce,
+                                b"",
+                                black_box(&mut buf),
+                                &tag,
+                            ),
+                            AesKeySize::Aes256 => a256.decrypt_in_place_detached(
+                                &nonce,
+                                b"",
+                                black_box(&mut buf),
+                                &tag,
+                            ),
                         }
                     };
                 }

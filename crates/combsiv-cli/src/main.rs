@@ -1,5 +1,6 @@
 //! `combsiv`: encrypt files and streams with AES-GCM-SIV, generate keys, compute usage
-//! bounds. See the README's CLI section.
+//! bounds. `combsiv --help` is its manual (what it refuses, the exit codes); the format is
+//! docs/FORMAT.md.
 
 #![deny(unsafe_code)]
 
@@ -14,6 +15,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
+use combsiv::AesKeySize;
 use combsiv::stream::{Algorithm, DEFAULT_CHUNK_SIZE, KdfLimits, MAX_CHUNK_SIZE, MIN_CHUNK_SIZE};
 
 use crate::failure::Failure;
@@ -23,12 +25,30 @@ use crate::keys::KeyChoice;
 #[command(
     name = "combsiv",
     version,
-    about = "Encrypt files and streams with AES-GCM-SIV (RFC 8452)"
+    about = "Encrypt files and streams with AES-GCM-SIV (RFC 8452)",
+    after_help = AFTER_HELP
 )]
 struct Cli {
     #[command(subcommand)]
     command: Command,
 }
+
+const AFTER_HELP: &str = "\
+Files are AES-256-GCM-SIV (--key-size 128 for AES-128) in 256 KiB chunks on every core, in
+the format of docs/FORMAT.md: a fresh key per file, every chunk bound to its position, the
+end of the stream and the header.
+
+Nothing unverified reaches the output path: the key is checked against the header before
+anything is created; output goes to a private temporary file, fsynced and moved into place
+only after the last chunk verified, and removed on any failure or SIGINT/SIGTERM/SIGHUP. On
+stdout only verified chunks appear.
+
+Refused: ciphertext to a terminal; overwriting (or writing to a block device) without
+--force; writing over its own input; a FIFO without a reader; key or passphrase files that
+others can read; headers that ask for more than 1 GiB or 10 passes of Argon2id
+(--max-argon2-* for files you trust); an input that changes while it is read.
+
+Exit codes: 0 success; 1 not authentic (wrong key, damaged, truncated); 2 usage; 3 I/O.";
 
 #[derive(Subcommand, Debug)]
 enum Command {
@@ -65,8 +85,11 @@ struct CryptArgs {
     /// Read the passphrase from the first line of FILE (for scripts)
     #[arg(long, value_name = "FILE", group = "key")]
     passphrase_file: Option<PathBuf>,
-    /// Encrypt with AES-128-GCM-SIV instead of AES-256-GCM-SIV
-    #[arg(long)]
+    /// AES key size in bits: 128 or 256 (default 256: AES-256-GCM-SIV)
+    #[arg(long, value_name = "BITS", value_parser = parse_key_size)]
+    key_size: Option<AesKeySize>,
+    /// The same as --key-size 128
+    #[arg(long, hide = true, conflicts_with = "key_size")]
     aes128: bool,
     /// Plaintext bytes per chunk, e.g. 65536, 64KiB, 1MiB (16 B ..= 64 MiB; default 256 KiB)
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
@@ -164,6 +187,14 @@ fn parse_size_f64(text: &str) -> Result<f64, String> {
     Ok(parse_count(number)? * scale)
 }
 
+fn parse_key_size(text: &str) -> Result<AesKeySize, String> {
+    text.trim()
+        .parse()
+        .ok()
+        .and_then(|bits| AesKeySize::of_bits(bits).ok())
+        .ok_or_else(|| format!("{text:?}: the key size is 128 or 256 (bits)"))
+}
+
 fn parse_size(text: &str) -> Result<u64, String> {
     let value = parse_size_f64(text)?;
     if value.fract() != 0.0 || value > u64::MAX as f64 {
@@ -173,9 +204,13 @@ fn parse_size(text: &str) -> Result<u64, String> {
 }
 
 fn crypt_job(args: CryptArgs, encrypting: bool) -> Result<crypt::Job, Failure> {
-    if !encrypting && (args.aes128 || args.chunk_size.is_some()) {
+    let key_size = match (args.key_size, args.aes128) {
+        (_, true) => Some(AesKeySize::Aes128),
+        (size, false) => size,
+    };
+    if !encrypting && (key_size.is_some() || args.chunk_size.is_some()) {
         return Err(Failure::usage(
-            "--aes128 and --chunk-size choose how to encrypt; a file's header says how to decrypt it",
+            "--key-size and --chunk-size choose how to encrypt; a file's header says how to decrypt it",
             "drop them from the decrypt command",
         ));
     }
@@ -225,11 +260,7 @@ fn crypt_job(args: CryptArgs, encrypting: bool) -> Result<crypt::Job, Failure> {
         input: args.input,
         output: args.output,
         key,
-        algorithm: if args.aes128 {
-            Algorithm::Aes128GcmSiv
-        } else {
-            Algorithm::Aes256GcmSiv
-        },
+        algorithm: Algorithm::gcm_siv(key_size.unwrap_or(AesKeySize::Aes256)),
         chunk_size,
         force: args.force,
         quiet: args.quiet,

@@ -143,16 +143,24 @@ fn round_trips_at_chunk_boundaries() {
         256 * 1024 + 1,
     ];
     for len in lengths {
-        for extra in [&["--chunk-size", "1KiB"][..], &[], &["--aes128"]] {
+        for extra in [
+            &["--chunk-size", "1KiB"][..],
+            &[],
+            &["--key-size", "128"],
+            &["--aes128"],
+        ] {
             let data = pattern(len);
             s.write("plain", &data);
             s.run("encrypt", "plain", "sealed", extra).success();
-            let chunk_size = if extra.is_empty() || extra == ["--aes128"] {
+            let chunk_size = if extra.first() != Some(&"--chunk-size") {
                 256 * 1024
             } else {
                 chunk
             };
             let sealed = fs::read(s.path("sealed")).unwrap();
+            // The header's algorithm byte: 1 AES-128-GCM-SIV, 2 AES-256-GCM-SIV.
+            let aes128 = extra.contains(&"128") || extra.contains(&"--aes128");
+            assert_eq!(sealed[9], if aes128 { 1 } else { 2 }, "{extra:?}");
             assert_eq!(
                 sealed.len(),
                 HEADER + len + 16 * (len / chunk_size + 1),
@@ -766,13 +774,27 @@ fn usage_errors_exit_2_without_debug_output() {
         .args(["bounds", "--nonces", "2^32"])
         .assert()
         .code(2);
-    combsiv()
-        .args(["decrypt", "-k", "a", "--aes128"])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains(
-            "a file's header says how to decrypt it",
-        ));
+    for key_size in [&["--aes128"][..], &["--key-size", "256"]] {
+        combsiv()
+            .args(["decrypt", "-k", "a"])
+            .args(key_size)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(
+                "a file's header says how to decrypt it",
+            ));
+    }
+    for refused in [
+        &["--key-size", "192"][..],
+        &["--key-size", "16"],
+        &["--key-size", "256", "--aes128"],
+    ] {
+        combsiv()
+            .args(["encrypt", "-k", "a"])
+            .args(refused)
+            .assert()
+            .code(2);
+    }
 }
 
 #[test]
@@ -1159,4 +1181,15 @@ fn secret_files_of_another_user_are_refused() {
     }
     s.run("encrypt", "plain", "out", &["--allow-insecure-key-file"])
         .success();
+}
+
+#[test]
+fn help_is_the_manual_refusals_and_exit_codes_included() {
+    combsiv()
+        .arg("--help")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("--key-size 128"))
+        .stdout(predicate::str::contains("Refused:"))
+        .stdout(predicate::str::contains("Exit codes: 0 success"));
 }

@@ -300,13 +300,16 @@ def encrypt_file(
     key: BytesLike,
     *,
     chunk_size: int = 262144,
-    aes128: bool = False,
+    key_size: Optional[int] = None,
     threads: int = 0,
     overwrite: bool = False,
+    aes128: bool = False,
 ) -> int:
     """Encrypts ``src`` into a new file ``dst`` in the combsiv stream format (what
     ``combsiv encrypt -k KEYFILE`` writes) under a 32-byte master key; returns the plaintext
-    length. Runs on all cores without the GIL. ``dst`` is written as the CLI writes it: a
+    length. ``key_size`` is the AES key size in bits, 128 or 256 (the default), as
+    ``generate_key(bit_length)`` takes it; ``aes128=True`` is the older spelling of
+    ``key_size=128``. Runs on all cores without the GIL. ``dst`` is written as the CLI writes it: a
     private (0600) temporary file beside it, fsynced and renamed (``overwrite``) or linked
     into place only when complete, so a failure leaves the old ``dst``; ``src`` itself as
     ``dst`` raises ``ValueError``, an existing ``dst`` without ``overwrite``
