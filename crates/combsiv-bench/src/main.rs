@@ -1,6 +1,6 @@
 //! `combsiv-bench`: combsiv on every backend this CPU has, next to its peers.
 //!
-//! Method (README.md, "Benchmark method"): keys are set up once, every message gets a fresh
+//! Method (docs/PERFORMANCE.md): keys are set up once, every message gets a fresh
 //! nonce, per-message work is timed; decryption opens valid ciphertexts; each cell is the
 //! median of repeated batches with all rows interleaved; units are TSC cycles and GB/s.
 
