@@ -415,6 +415,15 @@ pub trait Tier: Copy {
     /// Byte `i` of each block is byte `indices[i]` of that block, or zero where the index
     /// has its top bit set (PSHUFB; TBL on ARM).
     fn shuffle_bytes(self, a: Self::Reg, indices: Self::Reg) -> Self::Reg;
+
+    /// Each block's bytes in reverse order (GHASH's blocks as POLYVAL reads them).
+    #[inline(always)]
+    fn reverse_bytes(self, a: Self::Reg) -> Self::Reg {
+        let reverse = self
+            .narrow()
+            .load(&[15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0]);
+        self.shuffle_bytes(a, self.broadcast(reverse))
+    }
     /// Swaps the 64-bit halves of each block.
     fn swap_halves(self, a: Self::Reg) -> Self::Reg;
     /// Each block of `low` with its high half replaced by the low half of `high`'s block.
@@ -471,6 +480,31 @@ pub trait Tier: Copy {
         }
     }
     /// The 64x64-bit carry-less product of one half of each block of `a` and one of `b`'s:
-    /// `SELECT` bit 0 picks the half of `a`, bit 4 that of `b` (PCLMULQDQ's immediate).
+    /// `SELECT` bit 0 picks the half of `a`, bit 4 that of `b` (PCLMULQDQ's immediate). The
+    /// kernels call it by what it multiplies: the four methods below.
     fn clmul<const SELECT: i32>(self, a: Self::Reg, b: Self::Reg) -> Self::Reg;
+
+    /// The carry-less product of the low halves of each block of `a` and `b`.
+    #[inline(always)]
+    fn mul_low_halves(self, a: Self::Reg, b: Self::Reg) -> Self::Reg {
+        self.clmul::<0x00>(a, b)
+    }
+
+    /// The carry-less product of the high halves of each block of `a` and `b`.
+    #[inline(always)]
+    fn mul_high_halves(self, a: Self::Reg, b: Self::Reg) -> Self::Reg {
+        self.clmul::<0x11>(a, b)
+    }
+
+    /// The carry-less product of the high half of each block of `a` and the low half of `b`'s.
+    #[inline(always)]
+    fn mul_high_by_low(self, a: Self::Reg, b: Self::Reg) -> Self::Reg {
+        self.clmul::<0x01>(a, b)
+    }
+
+    /// The carry-less product of the low half of each block of `a` and the high half of `b`'s.
+    #[inline(always)]
+    fn mul_low_by_high(self, a: Self::Reg, b: Self::Reg) -> Self::Reg {
+        self.clmul::<0x10>(a, b)
+    }
 }

@@ -195,9 +195,9 @@ const FIRST_POWERS: usize = if MAX_BLOCKS > 2 { MAX_BLOCKS } else { 2 };
 /// The unreduced 256-bit products `a * b` of each block as (low, middle, high), schoolbook.
 #[inline(always)]
 pub(crate) fn mul<W: Tier>(width: W, a: W::Reg, b: W::Reg) -> [W::Reg; 3] {
-    let low = width.clmul::<0x00>(a, b);
-    let high = width.clmul::<0x11>(a, b);
-    let middle = width.xor(width.clmul::<0x01>(a, b), width.clmul::<0x10>(a, b));
+    let low = width.mul_low_halves(a, b);
+    let high = width.mul_high_halves(a, b);
+    let middle = width.xor(width.mul_high_by_low(a, b), width.mul_low_by_high(a, b));
     [low, middle, high]
 }
 
@@ -208,14 +208,14 @@ pub(crate) fn mul<W: Tier>(width: W, a: W::Reg, b: W::Reg) -> [W::Reg; 3] {
 /// shifts into the other two (2 multiplications, 2 word swaps, 4 XORs).
 #[inline(always)]
 pub(crate) fn reduce<W: Tier>(width: W, [low, middle, high]: [W::Reg; 3]) -> W::Reg {
-    // The high 64 bits hold c; selector 0x10 multiplies low64(a) by it.
+    // The high 64 bits hold c, which mul_low_by_high multiplies by low64(a).
     let c = width.broadcast(block_from(0xC200_0000_0000_0000 << 64));
     // `low`'s word 0 (v0) times c lands on the middle's two words, v0 itself on its word 1;
     // `low`'s word 1 is the middle's word 0: swapping `low`'s words puts both in place.
-    let fold = width.clmul::<0x10>(low, c);
+    let fold = width.mul_low_by_high(low, c);
     let middle = width.xor(middle, width.xor(width.swap_halves(low), fold));
     // The same with the middle's word 0 into the high; what remains is the high.
-    let fold = width.clmul::<0x10>(middle, c);
+    let fold = width.mul_low_by_high(middle, c);
     width.xor(high, width.xor(width.swap_halves(middle), fold))
 }
 
@@ -228,8 +228,8 @@ pub(crate) fn dot(narrow: Narrow, a: Block, b: Block) -> Block {
 /// module).
 #[inline(always)]
 pub(crate) fn square<W: Tier>(width: W, a: W::Reg) -> W::Reg {
-    let low = width.clmul::<0x00>(a, a);
-    let high = width.clmul::<0x11>(a, a);
+    let low = width.mul_low_halves(a, a);
+    let high = width.mul_high_halves(a, a);
     reduce(width, [low, width.zero(), high])
 }
 
@@ -288,9 +288,9 @@ fn accumulate_split<W: Tier>(
     (x, x_karatsuba): (W::Reg, W::Reg),
     (h, h_karatsuba): (W::Reg, W::Reg),
 ) {
-    sums[0] = width.xor(sums[0], width.clmul::<0x00>(x, h));
-    sums[2] = width.xor(sums[2], width.clmul::<0x11>(x, h));
-    sums[1] = width.xor(sums[1], width.clmul::<0x00>(x_karatsuba, h_karatsuba));
+    sums[0] = width.xor(sums[0], width.mul_low_halves(x, h));
+    sums[2] = width.xor(sums[2], width.mul_high_halves(x, h));
+    sums[1] = width.xor(sums[1], width.mul_low_halves(x_karatsuba, h_karatsuba));
 }
 
 /// [`accumulate`] schoolbook: register `j`'s four products with its powers, the two cross
@@ -310,9 +310,9 @@ pub(crate) fn accumulate_schoolbook<W: Tier>(
     x: W::Reg,
 ) {
     let h = width.load_blocks(&key.powers, MAX_POWERS - n + j * W::BLOCKS);
-    let low = width.clmul::<0x00>(x, h);
-    let high = width.clmul::<0x11>(x, h);
-    let cross = (width.clmul::<0x01>(x, h), width.clmul::<0x10>(x, h));
+    let low = width.mul_low_halves(x, h);
+    let high = width.mul_high_halves(x, h);
+    let cross = (width.mul_high_by_low(x, h), width.mul_low_by_high(x, h));
     sums[1] = match j {
         0 => width.xor(cross.0, cross.1),
         _ => width.xor3(sums[1], cross.0, cross.1),
@@ -360,8 +360,7 @@ pub(crate) fn reduce_sums<W: Tier>(width: W, [low, middle, high]: Sums<W>) -> W:
 pub(crate) fn hashed_register<W: Tier, L: Layout>(width: W, x: W::Reg, s: Option<Block>) -> W::Reg {
     let mut x = x;
     if L::HASHED_BYTES.reversed() {
-        let reverse = load_block(&[15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0]);
-        x = width.shuffle_bytes(x, width.broadcast(reverse));
+        x = width.reverse_bytes(x);
     }
     match s {
         Some(s) => width.xor(x, width.gather(|i| if i == 0 { s } else { block_from(0) })),
