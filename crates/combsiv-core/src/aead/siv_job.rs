@@ -1,8 +1,8 @@
 //! A message of an AES-GCM-SIV batch: what the batch calls, their kernels and the comb
 //! engine's batches share.
 
-/// A message of an AES-GCM-SIV batch, for [`AesGcmSiv::seal_batch`](crate::AesGcmSiv::seal_batch) and
-/// [`AesGcmSiv::open_batch`](crate::AesGcmSiv::open_batch) (also `combsiv::comb::SivJob`).
+/// A message of an AES-GCM-SIV batch, for [`AesGcmSiv`](crate::AesGcmSiv)'s `seal_batch` and
+/// `open_batch` (with the `alloc` feature; also `combsiv::comb::SivJob`).
 #[derive(Debug)]
 pub struct SivJob<'a> {
     /// The nonce.

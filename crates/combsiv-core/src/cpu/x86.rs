@@ -36,7 +36,7 @@ pub const MAX_BLOCKS: usize = 4;
 #[cfg(feature = "alloc")]
 pub const BATCH_GROUP: usize = 4;
 /// The most POLYVAL blocks of a message in a batch group on any x86 tier
-/// ([`Tier::BATCH_GROUP_BLOCKS`]).
+/// ([`Tier::BATCH_GROUP_BLOCKS`](crate::cpu::Tier::BATCH_GROUP_BLOCKS)).
 pub const MAX_BATCH_GROUP_BLOCKS: usize = 64;
 /// Whether a batch group of the AES-NI tier hashes each message where it lies, one message
 /// after another, rather than through rows that line the group's blocks up: that saved
