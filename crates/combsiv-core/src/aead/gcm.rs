@@ -65,7 +65,7 @@ enum GcmKey {
     /// A vector tier: one pass of counter mode fused with GHASH.
     #[cfg(vector_tiers)]
     Vector {
-        tier: TierToken,
+        token: TierToken,
         aes: RoundKeys,
         ghash: crate::field::kernels::PowerTable,
     },
@@ -76,7 +76,7 @@ impl GcmKey {
         match self {
             GcmKey::Portable { ghash, .. } => ghash.as_hash_key(),
             #[cfg(vector_tiers)]
-            GcmKey::Vector { tier, ghash, .. } => HashKey::Vector(ghash, *tier),
+            GcmKey::Vector { token, ghash, .. } => HashKey::Vector(ghash, *token),
         }
     }
 
@@ -84,9 +84,9 @@ impl GcmKey {
         match self {
             GcmKey::Portable { aes, .. } => aes.encrypt_block(block),
             #[cfg(vector_tiers)]
-            GcmKey::Vector { tier, aes, .. } => {
+            GcmKey::Vector { token, aes, .. } => {
                 let mut out = *block;
-                aes.encrypt_blocks(*tier, core::slice::from_mut(&mut out));
+                aes.encrypt_blocks(*token, core::slice::from_mut(&mut out));
                 out
             }
         }
@@ -104,15 +104,15 @@ impl<K: KeySize> AesGcm<K> {
                 GcmKey::Portable { aes, ghash }
             }
             #[cfg(vector_tiers)]
-            Isa::Vector(tier) => {
-                let aes = RoundKeys::new(tier, key);
+            Isa::Vector(token) => {
+                let aes = RoundKeys::new(token, key);
                 let mut h = [0; 16];
-                aes.encrypt_blocks(tier, core::slice::from_mut(&mut h));
+                aes.encrypt_blocks(token, core::slice::from_mut(&mut h));
                 let mut polyval_h = crate::field::polyval_key_for_ghash(&h);
-                let ghash = crate::field::kernels::PowerTable::new(tier, &polyval_h, usize::MAX);
+                let ghash = crate::field::kernels::PowerTable::new(token, &polyval_h, usize::MAX);
                 h.zeroize();
                 polyval_h.zeroize();
-                GcmKey::Vector { tier, aes, ghash }
+                GcmKey::Vector { token, aes, ghash }
             }
         };
         AesGcm {
@@ -126,7 +126,7 @@ impl<K: KeySize> AesGcm<K> {
         match &self.key {
             GcmKey::Portable { aes, .. } => aes.isa(),
             #[cfg(vector_tiers)]
-            GcmKey::Vector { tier, .. } => Isa::Vector(*tier),
+            GcmKey::Vector { token, .. } => Isa::Vector(*token),
         }
     }
 
@@ -244,20 +244,20 @@ impl<K: KeySize> AesGcm<K> {
             }
             #[cfg(vector_tiers)]
             GcmKey::Vector {
-                tier,
+                token,
                 aes,
                 ghash: key,
             } => {
                 let start = (&counter.0, counter.1, hashed);
                 let state = ghash.state();
                 // The table holds the powers of every width.
-                let tier = tier.for_message(Kernel::Gcm, buf.len());
-                if tier.schoolbook_stitched() {
+                let token = token.for_message(Kernel::Gcm, buf.len());
+                if token.schoolbook_stitched() {
                     let ctr_and_hash = super::kernels::ctr_and_hash::<GcmLayout, true>;
-                    ctr_and_hash(tier, aes, key, state, start, buf, &lengths);
+                    ctr_and_hash(token, aes, key, state, start, buf, &lengths);
                 } else {
                     let ctr_and_hash = super::kernels::ctr_and_hash::<GcmLayout, false>;
-                    ctr_and_hash(tier, aes, key, state, start, buf, &lengths);
+                    ctr_and_hash(token, aes, key, state, start, buf, &lengths);
                 }
             }
         }

@@ -35,11 +35,12 @@ use zeroize::Zeroize;
 
 use super::Hashed;
 use crate::aes::AesKeySize;
-use crate::aes::kernels::{
-    Counter, KeySchedule, RoundKeys, Tail, TailInput, apply_keystream, apply_keystream_sized,
-    broadcast, encrypt, expand_key, load_registers, store_xor_stride, stride, stride_bytes,
-    xor_stride, xor_tail,
+use crate::aes::ctr::{
+    Counter, Tail, TailInput, apply_keystream, apply_keystream_sized, load_registers,
+    store_xor_stride, stride, stride_bytes, xor_stride, xor_tail,
 };
+use crate::aes::kernels::{RoundKeys, broadcast, encrypt};
+use crate::aes::key_expansion::{KeySchedule, expand_key};
 use crate::cpu::{
     Block, MAX_BLOCKS, Narrow, STRIDE, Tier, block_from, load_block, per_tier, store_block,
 };
@@ -133,18 +134,18 @@ fn chunks_of(message: &SivMessage<'_>, plaintext_len: usize) -> usize {
 }
 
 #[inline(always)]
-fn seal_whole<W: Tier>(width: W, message: &SivMessage<'_>, buf: InOutBuf<'_, '_, u8>) -> [u8; 16] {
+fn seal_whole<W: Tier>(tier: W, message: &SivMessage<'_>, buf: InOutBuf<'_, '_, u8>) -> [u8; 16] {
     const { assert!(W::SIV_SHORT_CHUNKS <= MAX_SHORT_CHUNKS) };
-    let single = width.single();
+    let single = tier.single();
     match (
         chunks_of(message, buf.len()),
         message.key_generating_key.size(),
     ) {
         (chunks, AesKeySize::Aes128) if chunks > W::SIV_SHORT_CHUNKS => {
-            seal_rounds::<W, 10>(width, message, (None, buf))
+            seal_rounds::<W, 10>(tier, message, (None, buf))
         }
         (chunks, AesKeySize::Aes256) if chunks > W::SIV_SHORT_CHUNKS => {
-            seal_rounds::<W, 14>(width, message, (None, buf))
+            seal_rounds::<W, 14>(tier, message, (None, buf))
         }
         (1, AesKeySize::Aes128) => seal_short::<_, 10, 1>(single, message, buf),
         (1, AesKeySize::Aes256) => seal_short::<_, 14, 1>(single, message, buf),
@@ -157,7 +158,7 @@ fn seal_whole<W: Tier>(width: W, message: &SivMessage<'_>, buf: InOutBuf<'_, '_,
 
 #[inline(always)]
 fn seal_whole_copying<W: Tier>(
-    width: W,
+    tier: W,
     message: &SivMessage<'_>,
     plaintext: &[u8],
     ciphertext: &mut [u8],
@@ -168,36 +169,36 @@ fn seal_whole_copying<W: Tier>(
         message.key_generating_key.size(),
     ) {
         (chunks, AesKeySize::Aes128) if chunks > W::SIV_SHORT_CHUNKS => {
-            seal_rounds::<W, 10>(width, message, text)
+            seal_rounds::<W, 10>(tier, message, text)
         }
         (chunks, AesKeySize::Aes256) if chunks > W::SIV_SHORT_CHUNKS => {
-            seal_rounds::<W, 14>(width, message, text)
+            seal_rounds::<W, 14>(tier, message, text)
         }
         _ => {
             ciphertext.copy_from_slice(plaintext);
-            seal_whole(width, message, ciphertext.into())
+            seal_whole(tier, message, ciphertext.into())
         }
     }
 }
 
 #[inline(always)]
 fn open_whole<W: Tier, const SCHOOLBOOK: bool>(
-    width: W,
+    tier: W,
     message: &SivMessage<'_>,
     buf: InOutBuf<'_, '_, u8>,
     received_tag: &[u8; 16],
 ) -> [u8; 16] {
     const { assert!(W::SIV_SHORT_CHUNKS <= MAX_SHORT_CHUNKS) };
-    let single = width.single();
+    let single = tier.single();
     match (
         chunks_of(message, buf.len()),
         message.key_generating_key.size(),
     ) {
         (chunks, AesKeySize::Aes128) if chunks > W::SIV_SHORT_CHUNKS => {
-            open_rounds::<W, 10, SCHOOLBOOK>(width, message, buf, received_tag)
+            open_rounds::<W, 10, SCHOOLBOOK>(tier, message, buf, received_tag)
         }
         (chunks, AesKeySize::Aes256) if chunks > W::SIV_SHORT_CHUNKS => {
-            open_rounds::<W, 14, SCHOOLBOOK>(width, message, buf, received_tag)
+            open_rounds::<W, 14, SCHOOLBOOK>(tier, message, buf, received_tag)
         }
         (1, AesKeySize::Aes128) => open_short::<_, 10, 1>(single, message, buf, received_tag),
         (1, AesKeySize::Aes256) => open_short::<_, 14, 1>(single, message, buf, received_tag),
@@ -445,19 +446,19 @@ fn derive_record_keys<const ROUNDS: usize>(
 /// pass, and their ~140 cycles of latency (AES-256) follow it instead of overlapping it.
 #[inline(always)]
 pub(crate) fn record_keys_and_aad<W: Tier, const ROUNDS: usize>(
-    width: W,
+    tier: W,
     message: &SivMessage<'_>,
     plaintext_len: usize,
     (hash_key, wide_keys): (&mut PowerTable, &mut [W::Reg; 15]),
 ) -> (KeySchedule, Block) {
     let keys =
-        derive_record_keys::<ROUNDS>(width.narrow(), message.key_generating_key, message.nonce);
-    let encryption = keys.expand(width.narrow());
-    *wide_keys = broadcast(width, &encryption);
+        derive_record_keys::<ROUNDS>(tier.narrow(), message.key_generating_key, message.nonce);
+    let encryption = keys.expand(tier.narrow());
+    *wide_keys = broadcast(tier, &encryption);
     core::hint::black_box(&*wide_keys);
     let blocks = message.hashed_blocks(plaintext_len);
-    fill_powers(width, hash_key, keys.authentication, blocks);
-    let s = absorb_padded::<W, SivLayout>(width, hash_key, block_from(0), (message.aad, 0), None);
+    fill_powers(tier, hash_key, keys.authentication, blocks);
+    let s = absorb_padded::<W, SivLayout>(tier, hash_key, block_from(0), (message.aad, 0), None);
     (encryption, s)
 }
 
@@ -465,53 +466,53 @@ pub(crate) fn record_keys_and_aad<W: Tier, const ROUNDS: usize>(
 /// then runs in place ([`gcm_siv_seal_copying`]); `None`: `buf`'s input, read by both passes.
 #[inline(always)]
 fn seal_rounds<W: Tier, const ROUNDS: usize>(
-    width: W,
+    tier: W,
     message: &SivMessage<'_>,
     (plaintext, mut buf): (Option<&[u8]>, InOutBuf<'_, '_, u8>),
 ) -> [u8; 16] {
-    let mut hash_key = PowerTable::empty(width.narrow());
-    let mut keys = [width.zero(); 15];
+    let mut hash_key = PowerTable::empty(tier.narrow());
+    let mut keys = [tier.zero(); 15];
     let (mut encryption, s) =
-        record_keys_and_aad::<W, ROUNDS>(width, message, buf.len(), (&mut hash_key, &mut keys));
+        record_keys_and_aad::<W, ROUNDS>(tier, message, buf.len(), (&mut hash_key, &mut keys));
     let lengths = Some(length_block(message.aad.len(), buf.len()));
     let s = match plaintext {
         Some(plaintext) => {
             let text = (plaintext, buf.get_out());
-            absorb_padded_copying::<W, SivLayout>(width, &hash_key, s, text, lengths)
+            absorb_padded_copying::<W, SivLayout>(tier, &hash_key, s, text, lengths)
         }
-        None => absorb_padded::<W, SivLayout>(width, &hash_key, s, (buf.get_in(), 0), lengths),
+        None => absorb_padded::<W, SivLayout>(tier, &hash_key, s, (buf.get_in(), 0), lengths),
     };
-    let tag = tag_of::<ROUNDS>(width.narrow(), &encryption, s, message.nonce);
+    let tag = tag_of::<ROUNDS>(tier.narrow(), &encryption, s, message.nonce);
     encryption.zeroize();
-    let mut counter = Counter::<W, SivLayout>::new(width, counter_block(width.narrow(), tag));
-    apply_keystream::<W, SivLayout, ROUNDS>(width, &keys, &mut counter, buf);
+    let mut counter = Counter::<W, SivLayout>::new(tier, counter_block(tier.narrow(), tag));
+    apply_keystream::<W, SivLayout, ROUNDS>(tier, &keys, &mut counter, buf);
     keys.zeroize();
     store_block(tag)
 }
 
 #[inline(always)]
 fn open_rounds<W: Tier, const ROUNDS: usize, const SCHOOLBOOK: bool>(
-    width: W,
+    tier: W,
     message: &SivMessage<'_>,
     buf: InOutBuf<'_, '_, u8>,
     received_tag: &[u8; 16],
 ) -> [u8; 16] {
-    let mut hash_key = PowerTable::empty(width.narrow());
-    let mut keys = [width.zero(); 15];
+    let mut hash_key = PowerTable::empty(tier.narrow());
+    let mut keys = [tier.zero(); 15];
     let (mut encryption, s) =
-        record_keys_and_aad::<W, ROUNDS>(width, message, buf.len(), (&mut hash_key, &mut keys));
+        record_keys_and_aad::<W, ROUNDS>(tier, message, buf.len(), (&mut hash_key, &mut keys));
     let lengths = length_block(message.aad.len(), buf.len());
-    let counter = counter_block(width.narrow(), load_block(received_tag));
-    let mut counter = Counter::<W, SivLayout>::new(width, counter);
+    let counter = counter_block(tier.narrow(), load_block(received_tag));
+    let mut counter = Counter::<W, SivLayout>::new(tier, counter);
     let s = ctr_and_hash_rounds::<W, SivLayout, true, ROUNDS, SCHOOLBOOK>(
-        width,
+        tier,
         (&keys, &hash_key),
         (s, &mut counter),
         buf,
         lengths,
     );
     keys.zeroize();
-    let tag = tag_of::<ROUNDS>(width.narrow(), &encryption, s, message.nonce);
+    let tag = tag_of::<ROUNDS>(tier.narrow(), &encryption, s, message.nonce);
     encryption.zeroize();
     store_block(tag)
 }
@@ -578,7 +579,7 @@ per_tier! {
 
 #[inline(always)]
 fn ctr_and_hash_kernel<W: Tier, L: Layout, const SCHOOLBOOK: bool>(
-    width: W,
+    tier: W,
     aes: &RoundKeys,
     hash_key: &PowerTable,
     acc: &mut u128,
@@ -589,9 +590,9 @@ fn ctr_and_hash_kernel<W: Tier, L: Layout, const SCHOOLBOOK: bool>(
     let hash = (hash_key, block_from(*acc), load_block(last));
     let counter = (counter, public_count);
     let s = if is_short::<W>(data.len().div_ceil(16) + 1) {
-        ctr_and_hash_at::<W::Single, L, false>(width.single(), aes, hash, counter, hashed, data)
+        ctr_and_hash_at::<W::Single, L, false>(tier.single(), aes, hash, counter, hashed, data)
     } else {
-        ctr_and_hash_at::<W, L, SCHOOLBOOK>(width, aes, hash, counter, hashed, data)
+        ctr_and_hash_at::<W, L, SCHOOLBOOK>(tier, aes, hash, counter, hashed, data)
     };
     *acc = u128::from_le_bytes(store_block(s));
 }
@@ -600,15 +601,15 @@ fn ctr_and_hash_kernel<W: Tier, L: Layout, const SCHOOLBOOK: bool>(
 /// always does), otherwise the counter mode and then the hash of its output.
 #[inline(always)]
 fn ctr_and_hash_at<W: Tier, L: Layout, const SCHOOLBOOK: bool>(
-    width: W,
+    tier: W,
     aes: &RoundKeys,
     (hash_key, s, last): (&PowerTable, Block, Block),
     (counter, public_count): (&[u8; 16], Option<u32>),
     hashed: Hashed,
     mut data: InOutBuf<'_, '_, u8>,
 ) -> Block {
-    let mut keys = broadcast(width, aes.schedule());
-    let mut counter = Counter::<W, L>::new(width, load_block(counter));
+    let mut keys = broadcast(tier, aes.schedule());
+    let mut counter = Counter::<W, L>::new(tier, load_block(counter));
     if let Some(count) = public_count {
         counter = counter.with_public_count(count);
     }
@@ -625,20 +626,20 @@ fn ctr_and_hash_at<W: Tier, L: Layout, const SCHOOLBOOK: bool>(
     );
     let s = match (hashed, aes.size(), covers) {
         (Hashed::Output, AesKeySize::Aes128, true) => {
-            ctr_and_hash_rounds::<W, L, true, 10, SCHOOLBOOK>(width, hash, state, data, last)
+            ctr_and_hash_rounds::<W, L, true, 10, SCHOOLBOOK>(tier, hash, state, data, last)
         }
         (Hashed::Output, AesKeySize::Aes256, true) => {
-            ctr_and_hash_rounds::<W, L, true, 14, SCHOOLBOOK>(width, hash, state, data, last)
+            ctr_and_hash_rounds::<W, L, true, 14, SCHOOLBOOK>(tier, hash, state, data, last)
         }
         (Hashed::Input, AesKeySize::Aes128, _) => {
-            ctr_and_hash_rounds::<W, L, false, 10, SCHOOLBOOK>(width, hash, state, data, last)
+            ctr_and_hash_rounds::<W, L, false, 10, SCHOOLBOOK>(tier, hash, state, data, last)
         }
         (Hashed::Input, AesKeySize::Aes256, _) => {
-            ctr_and_hash_rounds::<W, L, false, 14, SCHOOLBOOK>(width, hash, state, data, last)
+            ctr_and_hash_rounds::<W, L, false, 14, SCHOOLBOOK>(tier, hash, state, data, last)
         }
         (Hashed::Output, size, false) => {
-            apply_keystream_sized(width, &keys, size, &mut counter, data.reborrow());
-            absorb_padded::<W, L>(width, hash_key, s, (data.get_out(), 0), Some(last))
+            apply_keystream_sized(tier, &keys, size, &mut counter, data.reborrow());
+            absorb_padded::<W, L>(tier, hash_key, s, (data.get_out(), 0), Some(last))
         }
     };
     keys.zeroize();
@@ -658,11 +659,11 @@ impl<W: Tier> HashedStride<'_, W> {
     /// Register `j` as POLYVAL reads it, with `s` added to its first block, and its
     /// Karatsuba middle input.
     #[inline(always)]
-    fn register<L: Layout>(&self, width: W, j: usize, s: Option<Block>) -> (W::Reg, W::Reg) {
+    fn register<L: Layout>(&self, tier: W, j: usize, s: Option<Block>) -> (W::Reg, W::Reg) {
         match self {
-            HashedStride::InMemory(stride) => stride_register::<W, L>(width, *stride, j, s),
+            HashedStride::InMemory(stride) => stride_register::<W, L>(tier, *stride, j, s),
             HashedStride::Loaded(registers) => {
-                karatsuba_input(width, hashed_register::<W, L>(width, registers[j], s))
+                karatsuba_input(tier, hashed_register::<W, L>(tier, registers[j], s))
             }
         }
     }
@@ -674,7 +675,7 @@ impl<W: Tier> HashedStride<'_, W> {
 /// `SCHOOLBOOK`: multiply schoolbook ([`accumulate_schoolbook`]) rather than by Karatsuba.
 #[inline(always)]
 fn encrypt_and_hash_stride<W: Tier, L: Layout, const ROUNDS: usize, const SCHOOLBOOK: bool>(
-    width: W,
+    tier: W,
     (keys, hash_key): (&[W::Reg; 15], &PowerTable),
     keystream: &mut [W::Reg; STRIDE],
     s: Block,
@@ -682,26 +683,26 @@ fn encrypt_and_hash_stride<W: Tier, L: Layout, const ROUNDS: usize, const SCHOOL
 ) -> Block {
     let round = |keystream: &mut [W::Reg; STRIDE], key: W::Reg| {
         for block in keystream.iter_mut() {
-            *block = width.aesenc(*block, key);
+            *block = tier.aes_round(*block, key);
         }
     };
     for block in keystream.iter_mut() {
-        *block = width.xor(*block, keys[0]);
+        *block = tier.xor(*block, keys[0]);
     }
-    let mut sums: Sums<W> = [width.zero(); 3];
-    let mut pending = [width.zero(); 2];
+    let mut sums: Sums<W> = [tier.zero(); 3];
+    let mut pending = [tier.zero(); 2];
     const { assert!(STRIDE.is_multiple_of(2)) };
     // Register j's multiplies follow AES round j + 1.
     macro_rules! block {
         ($j:expr) => {{
             let j: usize = $j;
             round(keystream, keys[j + 1]);
-            let x = hashed.register::<L>(width, j, (j == 0).then_some(s));
+            let x = hashed.register::<L>(tier, j, (j == 0).then_some(s));
             if SCHOOLBOOK {
                 let sums = (&mut sums, &mut pending);
-                accumulate_schoolbook(width, hash_key, sums, (W::POWERS, j), x.0);
+                accumulate_schoolbook(tier, hash_key, sums, (W::POWERS, j), x.0);
             } else {
-                accumulate(width, hash_key, &mut sums, (W::POWERS, j), x);
+                accumulate(tier, hash_key, &mut sums, (W::POWERS, j), x);
             }
         }};
     }
@@ -722,12 +723,12 @@ fn encrypt_and_hash_stride<W: Tier, L: Layout, const ROUNDS: usize, const SCHOOL
         }
     }
     round(keystream, keys[STRIDE + 1]);
-    let s = reduce_and_fold(width, sums, SCHOOLBOOK);
+    let s = reduce_and_fold(tier, sums, SCHOOLBOOK);
     for &key in &keys[STRIDE + 2..ROUNDS] {
         round(keystream, key);
     }
     for block in keystream.iter_mut() {
-        *block = width.aesenclast(*block, keys[ROUNDS]);
+        *block = tier.aes_last_round(*block, keys[ROUNDS]);
     }
     s
 }
@@ -743,7 +744,7 @@ pub(crate) fn ctr_and_hash_rounds<
     const ROUNDS: usize,
     const SCHOOLBOOK: bool,
 >(
-    width: W,
+    tier: W,
     (keys, hash_key): (&[W::Reg; 15], &PowerTable),
     (mut s, counter): (Block, &mut Counter<W, L>),
     mut data: InOutBuf<'_, '_, u8>,
@@ -753,11 +754,11 @@ pub(crate) fn ctr_and_hash_rounds<
     let body = strides * stride_bytes::<W>();
     for i in 0..strides {
         let at = i * stride_bytes::<W>();
-        width.prefetch_stride_ahead(
+        tier.prefetch_stride_ahead(
             data.get_in().as_ptr().wrapping_add(at),
             data.get_out().as_ptr().wrapping_add(at),
         );
-        let mut keystream = counter.next::<STRIDE>(width);
+        let mut keystream = counter.next::<STRIDE>(tier);
         if HASH_OUTPUT {
             // The hash reads an earlier stride's output, re-read from L1: it does not wait
             // on this stride's AES. Each arm XORs its own keystream: after a join, the XOR
@@ -767,25 +768,25 @@ pub(crate) fn ctr_and_hash_rounds<
             match i.checked_sub(W::HASH_LAG) {
                 Some(earlier) => {
                     s = encrypt_and_hash_stride::<W, L, ROUNDS, SCHOOLBOOK>(
-                        width,
+                        tier,
                         (keys, hash_key),
                         &mut keystream,
                         s,
                         HashedStride::InMemory(earlier_stride::<W, L>(data.get_out(), earlier)),
                     );
-                    xor_stride(width, &mut data, i, &keystream);
+                    xor_stride(tier, &mut data, i, &keystream);
                 }
                 None => {
-                    encrypt(width, keys, ROUNDS, &mut keystream);
-                    xor_stride(width, &mut data, i, &keystream);
+                    encrypt(tier, keys, ROUNDS, &mut keystream);
+                    xor_stride(tier, &mut data, i, &keystream);
                 }
             }
         } else {
             // The input is fetched once: the hash and the XOR read the same registers, so
             // that bytes another thread changes meanwhile cannot be decrypted unhashed.
-            let input = load_registers(width, stride::<W>(data.get_in(), i));
+            let input = load_registers(tier, stride::<W>(data.get_in(), i));
             s = encrypt_and_hash_stride::<W, L, ROUNDS, SCHOOLBOOK>(
-                width,
+                tier,
                 (keys, hash_key),
                 &mut keystream,
                 s,
@@ -793,23 +794,23 @@ pub(crate) fn ctr_and_hash_rounds<
             );
             #[cfg(all(test, feature = "std"))]
             crate::aead::probe::after_fetch(data.get_out(), i * stride_bytes::<W>());
-            store_xor_stride(width, &mut data, i, &input, &keystream);
+            store_xor_stride(tier, &mut data, i, &input, &keystream);
         }
     }
     if HASH_OUTPUT {
         for earlier in strides.saturating_sub(W::HASH_LAG)..strides {
             s = absorb_stride::<W, L>(
-                width,
+                tier,
                 hash_key,
                 s,
                 (stride::<W>(data.get_out(), earlier), None),
             );
         }
         let tail = Tail::buffer(body);
-        xor_tail::<W, L, ROUNDS>(width, keys, counter, data.reborrow(), tail);
-        absorb_padded::<W, L>(width, hash_key, s, (data.get_out(), body), Some(last))
+        xor_tail::<W, L, ROUNDS>(tier, keys, counter, data.reborrow(), tail);
+        absorb_padded::<W, L>(tier, hash_key, s, (data.get_out(), body), Some(last))
     } else {
-        hash_then_xor_tail::<W, L, ROUNDS>(width, (keys, hash_key), (s, counter), data, body, last)
+        hash_then_xor_tail::<W, L, ROUNDS>(tier, (keys, hash_key), (s, counter), data, body, last)
     }
 }
 
@@ -837,7 +838,7 @@ const TAIL_BLOCKS: usize = (STRIDE + 1) * MAX_BLOCKS;
 /// forwarded from them: AES-NI's GCM open of 1500 bytes took 80 cycles longer on Zen 5.)
 #[inline(always)]
 fn hash_then_xor_tail<W: Tier, L: Layout, const ROUNDS: usize>(
-    width: W,
+    tier: W,
     (keys, hash_key): (&[W::Reg; 15], &PowerTable),
     (s, counter): (Block, &mut Counter<W, L>),
     data: InOutBuf<'_, '_, u8>,
@@ -845,7 +846,7 @@ fn hash_then_xor_tail<W: Tier, L: Layout, const ROUNDS: usize>(
     last: Block,
 ) -> Block {
     const { assert!(stride_bytes::<W>() / 16 + W::BLOCKS <= TAIL_BLOCKS) };
-    let narrow = width.narrow();
+    let narrow = tier.narrow();
     let (whole, partial) = data.get_in()[start..].as_chunks::<16>();
     let mut blocks = [narrow.zero(); TAIL_BLOCKS];
     for (block, bytes) in blocks.iter_mut().zip(whole) {
@@ -853,12 +854,12 @@ fn hash_then_xor_tail<W: Tier, L: Layout, const ROUNDS: usize>(
     }
     let mut n = whole.len();
     if !partial.is_empty() {
-        blocks[n] = width.load_last_partial(data.get_in());
+        blocks[n] = tier.load_last_partial(data.get_in());
         n += 1;
     }
     blocks[n] = last;
-    let s = absorb_each::<W, L>(width, hash_key, s, n + 1, |r| {
-        width.gather(|i| blocks[r * W::BLOCKS + i])
+    let s = absorb_each::<W, L>(tier, hash_key, s, n + 1, |r| {
+        tier.gather(|i| blocks[r * W::BLOCKS + i])
     });
     #[cfg(all(test, feature = "std"))]
     let mut data = data;
@@ -868,6 +869,6 @@ fn hash_then_xor_tail<W: Tier, L: Layout, const ROUNDS: usize>(
         start,
         source: TailInput::Fetched(&blocks),
     };
-    xor_tail::<W, L, ROUNDS>(width, keys, counter, data, fetched);
+    xor_tail::<W, L, ROUNDS>(tier, keys, counter, data, fetched);
     s
 }

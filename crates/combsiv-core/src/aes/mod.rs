@@ -5,7 +5,11 @@
 //! So no backend keeps a decryption key schedule.
 
 #[cfg(vector_tiers)]
+pub mod ctr;
+#[cfg(vector_tiers)]
 pub mod kernels;
+#[cfg(vector_tiers)]
+pub mod key_expansion;
 pub mod portable;
 
 use aead::inout::InOutBuf;
@@ -225,7 +229,7 @@ impl BlockCipher {
         match isa {
             Isa::Portable => BlockCipher::Portable(portable::RustCryptoAes::new(key)),
             #[cfg(vector_tiers)]
-            Isa::Vector(tier) => BlockCipher::Vector(kernels::RoundKeys::new(tier, key), tier),
+            Isa::Vector(token) => BlockCipher::Vector(kernels::RoundKeys::new(token, key), token),
         }
     }
 
@@ -234,7 +238,7 @@ impl BlockCipher {
         match self {
             BlockCipher::Portable(_) => Isa::Portable,
             #[cfg(vector_tiers)]
-            BlockCipher::Vector(_, tier) => Isa::Vector(*tier),
+            BlockCipher::Vector(_, token) => Isa::Vector(*token),
         }
     }
 
@@ -243,7 +247,7 @@ impl BlockCipher {
         match self {
             BlockCipher::Portable(aes) => aes.encrypt_blocks(blocks),
             #[cfg(vector_tiers)]
-            BlockCipher::Vector(keys, tier) => keys.encrypt_blocks(*tier, blocks),
+            BlockCipher::Vector(keys, token) => keys.encrypt_blocks(*token, blocks),
         }
     }
 
@@ -252,7 +256,7 @@ impl BlockCipher {
         match self {
             BlockCipher::Portable(aes) => aes.decrypt_blocks(blocks),
             #[cfg(vector_tiers)]
-            BlockCipher::Vector(keys, tier) => keys.decrypt_blocks(*tier, blocks),
+            BlockCipher::Vector(keys, token) => keys.decrypt_blocks(*token, blocks),
         }
     }
 
@@ -285,7 +289,7 @@ impl BlockCipher {
                 aes.apply_keystream(counter, order, data.into_out_with_copied_in());
             }
             #[cfg(vector_tiers)]
-            BlockCipher::Vector(keys, tier) => keys.apply_keystream(*tier, counter, order, data),
+            BlockCipher::Vector(keys, token) => keys.apply_keystream(*token, counter, order, data),
         }
     }
 }

@@ -165,9 +165,9 @@ mod tests {
         let Ok(expected) = std::env::var("COMBSIV_EXPECT_EOR3") else {
             return;
         };
-        let tier = TierToken::for_backend(Backend::Armv8);
-        assert!(tier.is_some(), "no AES instructions");
-        let eor3 = matches!(tier, Some(TierToken::Armv8Sha3(_)));
+        let token = TierToken::for_backend(Backend::Armv8);
+        assert!(token.is_some(), "no AES instructions");
+        let eor3 = matches!(token, Some(TierToken::Armv8Sha3(_)));
         assert_eq!(
             eor3,
             expected.trim() == "1",

@@ -116,7 +116,7 @@ macro_rules! instances {
         $($meta)*
         #[allow(unsafe_code, reason = "calls the instance whose features the token proves")]
         $vis fn $name <$($generics)*> (
-            tier: $crate::cpu::TierToken,
+            token: $crate::cpu::TierToken,
             $($arg: $arg_ty),*
         ) $($ret)* {
             $(
@@ -124,7 +124,7 @@ macro_rules! instances {
                 $crate::cpu::instance!($variant($token), $features, $generics_whole $params
                     $args_whole $call $ret_whole $kernel);
             )*
-            match tier {
+            match token {
                 $(
                     $(#[cfg($cfg)])?
                     // SAFETY: the token proves the CPU has the features its instance enables.
@@ -146,11 +146,11 @@ macro_rules! instance {
         $variant:ident($token:ty), $features:literal, [$($generics:tt)*] [$($params:tt)*]
             [$($arg:ident: $arg_ty:ty),*] [$($call:ident),*] [$($ret:tt)*] $kernel:ident
     ) => {
-        #[allow(non_snake_case, reason = "an instance is named after its tier")]
+        #[allow(non_snake_case, reason = "an instance is named after its token")]
         #[inline(never)]
         #[target_feature(enable = $features)]
-        fn $variant <$($generics)*> (width: $token, $($arg: $arg_ty),*) $($ret)* {
-            $kernel::<$token, $($params)*>(width, $($call),*)
+        fn $variant <$($generics)*> (tier: $token, $($arg: $arg_ty),*) $($ret)* {
+            $kernel::<$token, $($params)*>(tier, $($call),*)
         }
     };
 }

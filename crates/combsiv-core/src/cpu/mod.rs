@@ -59,7 +59,7 @@ pub fn for_each_stitched_product(mut f: impl FnMut(bool)) {
 /// test-only tier's (`cpu/x86/pair.rs`) where the CPU has it.
 #[cfg(all(test, feature = "std"))]
 pub fn isas_under_test() -> Vec<Isa> {
-    #[allow(unused_mut, reason = "only x86 has the test-only tier")]
+    #[allow(unused_mut, reason = "only x86 has the test-only token")]
     let mut isas: Vec<Isa> = Backend::available()
         .into_iter()
         .filter_map(|backend| Isa::for_backend(backend).ok())
@@ -256,8 +256,8 @@ impl Isa {
             return Ok(Isa::Portable);
         }
         #[cfg(vector_tiers)]
-        if let Some(tier) = TierToken::for_backend(backend) {
-            return Ok(Isa::Vector(tier));
+        if let Some(token) = TierToken::for_backend(backend) {
+            return Ok(Isa::Vector(token));
         }
         Err(Error::BackendUnavailable)
     }
@@ -267,7 +267,7 @@ impl Isa {
         match self {
             Isa::Portable => Backend::Portable,
             #[cfg(vector_tiers)]
-            Isa::Vector(tier) => tier.backend(),
+            Isa::Vector(token) => token.backend(),
         }
     }
 }
@@ -340,13 +340,11 @@ pub trait Tier: Copy {
     /// message per block); longer ones run the single-message kernel's steps, pipelined.
     const BATCH_GROUP_BLOCKS: usize;
     /// Whether the kernels write out the AES rounds one by one rather than loop over the
-    /// round keys. AArch64 needs it: its AES round adds the key first (AESE) where the
-    /// kernels' round, x86's AESENC, adds it last, and LLVM folds each round key's XOR into
-    /// the next AESE only across written-out rounds; a loop, which LLVM does not unroll for
-    /// eight AESE/AESMC pairs, spends a third instruction per block and round (the
-    /// counter-mode stride: 28 instructions per round instead of 17). On x86 the loops are
-    /// smaller and measured as fast or faster (written out, AES-NI's AES-128-GCM decrypt of
-    /// 8 KiB took 1.07x as long on Zen 5).
+    /// round keys. AArch64 needs it: LLVM folds each round key's XOR into the next AESE (see
+    /// [`aes_round`](Tier::aes_round)) only across written-out rounds, and a loop spends a
+    /// third instruction per block and round (the counter-mode stride: 28 instructions per
+    /// round instead of 17). On x86 the loops are smaller and as fast or faster (written
+    /// out, AES-NI's AES-128-GCM decrypt of 8 KiB took 1.07x as long on Zen 5).
     const UNROLL_ROUNDS: bool;
     /// Comb lanes one lane-kernel call runs: one per block of a stride.
     #[cfg(feature = "alloc")]
@@ -444,17 +442,27 @@ pub trait Tier: Copy {
         *out = self.transpose_words(rows);
     }
 
-    /// One AES round (FIPS 197: ShiftRows, SubBytes, MixColumns, AddRoundKey) on each block.
-    fn aesenc(self, state: Self::Reg, key: Self::Reg) -> Self::Reg;
-    /// The last AES round (no MixColumns) on each block.
-    fn aesenclast(self, state: Self::Reg, key: Self::Reg) -> Self::Reg;
-    /// One round of the equivalent inverse cipher (FIPS 197 Section 5.3.5) on each block.
-    fn aesdec(self, state: Self::Reg, key: Self::Reg) -> Self::Reg;
-    /// The last round of the equivalent inverse cipher on each block.
-    fn aesdeclast(self, state: Self::Reg, key: Self::Reg) -> Self::Reg;
+    /// One round of AES's cipher as FIPS 197 (Section 5.1) writes it, on each block:
+    /// SubBytes, ShiftRows, MixColumns, then AddRoundKey with `key`. The kernels run the
+    /// cipher as FIPS 197 does (AddRoundKey, `Nr - 1` of these, [`aes_last_round`]), so one
+    /// kernel source serves every architecture. x86's AESENC is exactly this round. AArch64's
+    /// AESE adds its key first; its tier writes the round as AESE with a zero key, AESMC and
+    /// the key's XOR, and where the rounds are written out ([`UNROLL_ROUNDS`]) LLVM folds
+    /// that XOR into the next AESE, leaving AArch64's own chain (AESE with the key, AESMC).
+    ///
+    /// [`aes_last_round`]: Tier::aes_last_round
+    /// [`UNROLL_ROUNDS`]: Tier::UNROLL_ROUNDS
+    fn aes_round(self, state: Self::Reg, key: Self::Reg) -> Self::Reg;
+    /// The cipher's last round (FIPS 197 Section 5.1: no MixColumns) on each block.
+    fn aes_last_round(self, state: Self::Reg, key: Self::Reg) -> Self::Reg;
+    /// One round of the equivalent inverse cipher (FIPS 197 Section 5.3.5) on each block:
+    /// InvSubBytes, InvShiftRows, InvMixColumns, then AddRoundKey with `key`.
+    fn aes_inverse_round(self, state: Self::Reg, key: Self::Reg) -> Self::Reg;
+    /// The equivalent inverse cipher's last round (no InvMixColumns) on each block.
+    fn aes_inverse_last_round(self, state: Self::Reg, key: Self::Reg) -> Self::Reg;
     /// InvMixColumns of each block: turns an encryption round key into the equivalent
     /// inverse cipher's.
-    fn inv_mix_columns(self, key: Self::Reg) -> Self::Reg;
+    fn aes_inverse_mix_columns(self, key: Self::Reg) -> Self::Reg;
     /// A scheduling barrier that emits nothing. On x86, `reg` passes through an empty `asm!`
     /// block: the compiler must assume the block has side effects (it is not `pure`), so it
     /// keeps all such blocks in program order, and whatever reads `reg` afterwards follows
@@ -479,32 +487,12 @@ pub trait Tier: Copy {
             self.prefetch(output.wrapping_add(PREFETCH_AHEAD + line));
         }
     }
-    /// The 64x64-bit carry-less product of one half of each block of `a` and one of `b`'s:
-    /// `SELECT` bit 0 picks the half of `a`, bit 4 that of `b` (PCLMULQDQ's immediate). The
-    /// kernels call it by what it multiplies: the four methods below.
-    fn clmul<const SELECT: i32>(self, a: Self::Reg, b: Self::Reg) -> Self::Reg;
-
-    /// The carry-less product of the low halves of each block of `a` and `b`.
-    #[inline(always)]
-    fn mul_low_halves(self, a: Self::Reg, b: Self::Reg) -> Self::Reg {
-        self.clmul::<0x00>(a, b)
-    }
-
+    /// The 64x64-bit carry-less product of the low halves of each block of `a` and `b`.
+    fn mul_low_halves(self, a: Self::Reg, b: Self::Reg) -> Self::Reg;
     /// The carry-less product of the high halves of each block of `a` and `b`.
-    #[inline(always)]
-    fn mul_high_halves(self, a: Self::Reg, b: Self::Reg) -> Self::Reg {
-        self.clmul::<0x11>(a, b)
-    }
-
+    fn mul_high_halves(self, a: Self::Reg, b: Self::Reg) -> Self::Reg;
     /// The carry-less product of the high half of each block of `a` and the low half of `b`'s.
-    #[inline(always)]
-    fn mul_high_by_low(self, a: Self::Reg, b: Self::Reg) -> Self::Reg {
-        self.clmul::<0x01>(a, b)
-    }
-
+    fn mul_high_by_low(self, a: Self::Reg, b: Self::Reg) -> Self::Reg;
     /// The carry-less product of the low half of each block of `a` and the high half of `b`'s.
-    #[inline(always)]
-    fn mul_low_by_high(self, a: Self::Reg, b: Self::Reg) -> Self::Reg {
-        self.clmul::<0x10>(a, b)
-    }
+    fn mul_low_by_high(self, a: Self::Reg, b: Self::Reg) -> Self::Reg;
 }

@@ -419,7 +419,7 @@ impl TierToken {
             TierToken::Avx512(token) if bytes < zmm_from(kernel) => {
                 TierToken::VaesMasked(token.ymm())
             }
-            tier => tier,
+            token => token,
         }
     }
 
@@ -450,9 +450,8 @@ pub fn load_block(bytes: &[u8; 16]) -> core::arch::x86_64::__m128i {
 /// [`load_last_partial`](crate::cpu::partial::load_last_partial) on a CPU with AVX-512: one load of
 /// the partial block's bytes under a byte mask (VMOVDQU8 with zeroing) at every length, no branch
 /// and no shuffle. With it, AVX-512 keys sealed messages of 1 to 47 bytes with 0 to 12 bytes of
-/// AAD, where the unmasked code branches on the length's bits, in 0.85x the time (Zen 5); at 1500
-/// bytes and on the Internet mix, whose pieces all exceed a block, the masked moves alone measured
-/// 0.98-1.02x.
+/// AAD, where the unmasked code branches on the length's bits, in 0.85x the time (Zen 5; the
+/// runs: docs/measurements/2026-11-27-zen5-avx512.md).
 #[inline(always)]
 pub fn load_last_partial_masked(_: Avx512, data: &[u8]) -> core::arch::x86_64::__m128i {
     let start = data.len() - data.len() % 16;

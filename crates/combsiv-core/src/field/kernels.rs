@@ -64,12 +64,12 @@ impl Drop for PowerTable {
 }
 
 impl PowerTable {
-    pub(crate) fn new(tier: TierToken, h: &[u8; 16], blocks: usize) -> Self {
-        build_key(tier, h, blocks)
+    pub(crate) fn new(token: TierToken, h: &[u8; 16], blocks: usize) -> Self {
+        build_key(token, h, blocks)
     }
 
-    pub(crate) fn absorb<L: Layout>(&self, tier: TierToken, acc: &mut u128, blocks: &[[u8; 16]]) {
-        absorb_blocks::<L>(tier, self, acc, blocks);
+    pub(crate) fn absorb<L: Layout>(&self, token: TierToken, acc: &mut u128, blocks: &[[u8; 16]]) {
+        absorb_blocks::<L>(token, self, acc, blocks);
     }
 
     /// Whether the table covers a whole stride of width `W`.
@@ -84,8 +84,8 @@ per_tier! {
 }
 
 #[inline(always)]
-fn build_key_kernel<W: Tier>(width: W, h: &[u8; 16], blocks: usize) -> PowerTable {
-    powers_of(width, load_block(h), blocks)
+fn build_key_kernel<W: Tier>(tier: W, h: &[u8; 16], blocks: usize) -> PowerTable {
+    powers_of(tier, load_block(h), blocks)
 }
 
 per_tier! {
@@ -98,21 +98,21 @@ per_tier! {
 
 #[inline(always)]
 fn absorb_blocks_kernel<W: Tier, L: Layout>(
-    width: W,
+    tier: W,
     key: &PowerTable,
     acc: &mut u128,
     blocks: &[[u8; 16]],
 ) {
     let data = (blocks.as_flattened(), 0);
-    let s = absorb_padded::<W, L>(width, key, block_from(*acc), data, None);
+    let s = absorb_padded::<W, L>(tier, key, block_from(*acc), data, None);
     *acc = u128::from_le_bytes(store_block(s));
 }
 
 /// `H^1..H^count` for `count = blocks` clamped to `W::BLOCKS..=W::POWERS` (see the module comment).
 #[inline(always)]
-pub(crate) fn powers_of<W: Tier>(width: W, h: Block, blocks: usize) -> PowerTable {
-    let mut key = PowerTable::empty(width.narrow());
-    fill_powers(width, &mut key, h, blocks);
+pub(crate) fn powers_of<W: Tier>(tier: W, h: Block, blocks: usize) -> PowerTable {
+    let mut key = PowerTable::empty(tier.narrow());
+    fill_powers(tier, &mut key, h, blocks);
     key
 }
 
@@ -142,8 +142,8 @@ impl PowerTable {
 /// for the stores to retire. The levels and registers are constant loops, so the code is
 /// straight-line; the tests of `wanted` (public) skip what the message does not need.
 #[inline(always)]
-pub(crate) fn fill_powers<W: Tier>(width: W, key: &mut PowerTable, h: Block, blocks: usize) {
-    let narrow = width.narrow();
+pub(crate) fn fill_powers<W: Tier>(tier: W, key: &mut PowerTable, h: Block, blocks: usize) {
+    let narrow = tier.narrow();
     let needed = blocks.clamp(W::BLOCKS, W::POWERS).div_ceil(W::BLOCKS);
     // The doubling starts from H^base..H^1, base = max(BLOCKS, 2), computed one block at a
     // time: H^2 = H*H, then H^3 = H^2*H and H^4 = H^2*H^2 side by side.
@@ -157,10 +157,10 @@ pub(crate) fn fill_powers<W: Tier>(width: W, key: &mut PowerTable, h: Block, blo
         first[1] = karatsuba_dot(narrow, h2, (h, narrow.xor(h, narrow.swap_halves(h))));
     }
     let first = &first[FIRST_POWERS - base..];
-    let mut registers = [width.zero(); STRIDE];
+    let mut registers = [tier.zero(); STRIDE];
     let initial = base / W::BLOCKS;
     for (r, register) in registers.iter_mut().enumerate().take(initial) {
-        *register = width.load_blocks(first, base - (r + 1) * W::BLOCKS);
+        *register = tier.load_blocks(first, base - (r + 1) * W::BLOCKS);
     }
     let mut count = initial;
     for level in base.ilog2()..W::POWERS.ilog2() {
@@ -169,11 +169,11 @@ pub(crate) fn fill_powers<W: Tier>(width: W, key: &mut PowerTable, h: Block, blo
             break;
         }
         // H^m is the highest power of register m / BLOCKS - 1, its block 0.
-        let h_m = width.broadcast(width.block(registers[m / W::BLOCKS - 1], 0));
-        let h_m = (h_m, width.xor(h_m, width.swap_halves(h_m)));
+        let h_m = tier.broadcast(tier.block(registers[m / W::BLOCKS - 1], 0));
+        let h_m = (h_m, tier.xor(h_m, tier.swap_halves(h_m)));
         for j in 0..m / W::BLOCKS {
             if m / W::BLOCKS + j < needed {
-                let product = karatsuba_dot(width, registers[j], h_m);
+                let product = karatsuba_dot(tier, registers[j], h_m);
                 registers[m / W::BLOCKS + j] = product;
                 count = m / W::BLOCKS + j + 1;
             }
@@ -181,9 +181,9 @@ pub(crate) fn fill_powers<W: Tier>(width: W, key: &mut PowerTable, h: Block, blo
     }
     for (r, &register) in registers.iter().enumerate().take(count) {
         let entry = MAX_POWERS - (r + 1) * W::BLOCKS;
-        width.store_blocks(register, &mut key.powers, entry);
-        let karatsuba = width.xor(register, width.swap_halves(register));
-        width.store_blocks(karatsuba, &mut key.karatsuba, entry);
+        tier.store_blocks(register, &mut key.powers, entry);
+        let karatsuba = tier.xor(register, tier.swap_halves(register));
+        tier.store_blocks(karatsuba, &mut key.karatsuba, entry);
     }
     key.count = count * W::BLOCKS;
 }
@@ -194,10 +194,10 @@ const FIRST_POWERS: usize = if MAX_BLOCKS > 2 { MAX_BLOCKS } else { 2 };
 
 /// The unreduced 256-bit products `a * b` of each block as (low, middle, high), schoolbook.
 #[inline(always)]
-pub(crate) fn mul<W: Tier>(width: W, a: W::Reg, b: W::Reg) -> [W::Reg; 3] {
-    let low = width.mul_low_halves(a, b);
-    let high = width.mul_high_halves(a, b);
-    let middle = width.xor(width.mul_high_by_low(a, b), width.mul_low_by_high(a, b));
+pub(crate) fn mul<W: Tier>(tier: W, a: W::Reg, b: W::Reg) -> [W::Reg; 3] {
+    let low = tier.mul_low_halves(a, b);
+    let high = tier.mul_high_halves(a, b);
+    let middle = tier.xor(tier.mul_high_by_low(a, b), tier.mul_low_by_high(a, b));
     [low, middle, high]
 }
 
@@ -207,16 +207,16 @@ pub(crate) fn mul<W: Tier>(width: W, a: W::Reg, b: W::Reg) -> [W::Reg; 3] {
 /// `low` into the middle, then word 0 of the middle into the high, so the middle needs no
 /// shifts into the other two (2 multiplications, 2 word swaps, 4 XORs).
 #[inline(always)]
-pub(crate) fn reduce<W: Tier>(width: W, [low, middle, high]: [W::Reg; 3]) -> W::Reg {
+pub(crate) fn reduce<W: Tier>(tier: W, [low, middle, high]: [W::Reg; 3]) -> W::Reg {
     // The high 64 bits hold c, which mul_low_by_high multiplies by low64(a).
-    let c = width.broadcast(block_from(0xC200_0000_0000_0000 << 64));
+    let c = tier.broadcast(block_from(0xC200_0000_0000_0000 << 64));
     // `low`'s word 0 (v0) times c lands on the middle's two words, v0 itself on its word 1;
     // `low`'s word 1 is the middle's word 0: swapping `low`'s words puts both in place.
-    let fold = width.mul_low_by_high(low, c);
-    let middle = width.xor(middle, width.xor(width.swap_halves(low), fold));
+    let fold = tier.mul_low_by_high(low, c);
+    let middle = tier.xor(middle, tier.xor(tier.swap_halves(low), fold));
     // The same with the middle's word 0 into the high; what remains is the high.
-    let fold = width.mul_low_by_high(middle, c);
-    width.xor(high, width.xor(width.swap_halves(middle), fold))
+    let fold = tier.mul_low_by_high(middle, c);
+    tier.xor(high, tier.xor(tier.swap_halves(middle), fold))
 }
 
 #[inline(always)]
@@ -227,19 +227,19 @@ pub(crate) fn dot(narrow: Narrow, a: Block, b: Block) -> Block {
 /// `dot(a, a)` of each block: two multiplications, the cross terms cancelling (parent
 /// module).
 #[inline(always)]
-pub(crate) fn square<W: Tier>(width: W, a: W::Reg) -> W::Reg {
-    let low = width.mul_low_halves(a, a);
-    let high = width.mul_high_halves(a, a);
-    reduce(width, [low, width.zero(), high])
+pub(crate) fn square<W: Tier>(tier: W, a: W::Reg) -> W::Reg {
+    let low = tier.mul_low_halves(a, a);
+    let high = tier.mul_high_halves(a, a);
+    reduce(tier, [low, tier.zero(), high])
 }
 
 /// `dot(a, b)` of each block by Karatsuba (three multiplications); `b_karatsuba` is `b` with
 /// each block's halves XORed, for a `b` that serves several products.
 #[inline(always)]
-fn karatsuba_dot<W: Tier>(width: W, a: W::Reg, (b, b_karatsuba): (W::Reg, W::Reg)) -> W::Reg {
-    let mut sums = [width.zero(); 3];
-    accumulate_product(width, &mut sums, a, (b, b_karatsuba));
-    reduce_sums(width, sums)
+fn karatsuba_dot<W: Tier>(tier: W, a: W::Reg, (b, b_karatsuba): (W::Reg, W::Reg)) -> W::Reg {
+    let mut sums = [tier.zero(); 3];
+    accumulate_product(tier, &mut sums, a, (b, b_karatsuba));
+    reduce_sums(tier, sums)
 }
 
 /// Unreduced sums of Karatsuba products: low, Karatsuba middle, high.
@@ -249,48 +249,48 @@ pub(crate) type Sums<W> = [<W as Tier>::Reg; 3];
 /// already added to its first block, and its [`karatsuba_input`]) and its powers to `sums`.
 #[inline(always)]
 pub(crate) fn accumulate<W: Tier>(
-    width: W,
+    tier: W,
     key: &PowerTable,
     sums: &mut Sums<W>,
     (n, j): (usize, usize),
     x: (W::Reg, W::Reg),
 ) {
     let entry = MAX_POWERS - n + j * W::BLOCKS;
-    let h = width.load_blocks(&key.powers, entry);
-    let h_karatsuba = width.load_blocks(&key.karatsuba, entry);
-    accumulate_split(width, sums, x, (h, h_karatsuba));
+    let h = tier.load_blocks(&key.powers, entry);
+    let h_karatsuba = tier.load_blocks(&key.karatsuba, entry);
+    accumulate_split(tier, sums, x, (h, h_karatsuba));
 }
 
 /// `x` and Karatsuba's middle input of each of its blocks: `x.lo ^ x.hi` in the low half (the
 /// high half is not read).
 #[inline(always)]
-pub(crate) fn karatsuba_input<W: Tier>(width: W, x: W::Reg) -> (W::Reg, W::Reg) {
-    (x, width.xor(x, width.swap_halves(x)))
+pub(crate) fn karatsuba_input<W: Tier>(tier: W, x: W::Reg) -> (W::Reg, W::Reg) {
+    (x, tier.xor(x, tier.swap_halves(x)))
 }
 
 /// Adds the Karatsuba products of each block of `x` and of `h` to `sums`; `h_karatsuba` is
 /// `h` with each block's halves XORed (its low half is `h.lo ^ h.hi`).
 #[inline(always)]
 pub(crate) fn accumulate_product<W: Tier>(
-    width: W,
+    tier: W,
     sums: &mut Sums<W>,
     x: W::Reg,
     h: (W::Reg, W::Reg),
 ) {
-    accumulate_split(width, sums, karatsuba_input(width, x), h);
+    accumulate_split(tier, sums, karatsuba_input(tier, x), h);
 }
 
 /// [`accumulate_product`] with `x`'s middle input given.
 #[inline(always)]
 fn accumulate_split<W: Tier>(
-    width: W,
+    tier: W,
     sums: &mut Sums<W>,
     (x, x_karatsuba): (W::Reg, W::Reg),
     (h, h_karatsuba): (W::Reg, W::Reg),
 ) {
-    sums[0] = width.xor(sums[0], width.mul_low_halves(x, h));
-    sums[2] = width.xor(sums[2], width.mul_high_halves(x, h));
-    sums[1] = width.xor(sums[1], width.mul_low_halves(x_karatsuba, h_karatsuba));
+    sums[0] = tier.xor(sums[0], tier.mul_low_halves(x, h));
+    sums[2] = tier.xor(sums[2], tier.mul_high_halves(x, h));
+    sums[1] = tier.xor(sums[1], tier.mul_low_halves(x_karatsuba, h_karatsuba));
 }
 
 /// [`accumulate`] schoolbook: register `j`'s four products with its powers, the two cross
@@ -303,32 +303,32 @@ fn accumulate_split<W: Tier>(
 /// run from 0 up, their first pair starting the sums.
 #[inline(always)]
 pub(crate) fn accumulate_schoolbook<W: Tier>(
-    width: W,
+    tier: W,
     key: &PowerTable,
     (sums, pending): (&mut Sums<W>, &mut [W::Reg; 2]),
     (n, j): (usize, usize),
     x: W::Reg,
 ) {
-    let h = width.load_blocks(&key.powers, MAX_POWERS - n + j * W::BLOCKS);
-    let low = width.mul_low_halves(x, h);
-    let high = width.mul_high_halves(x, h);
-    let cross = (width.mul_high_by_low(x, h), width.mul_low_by_high(x, h));
+    let h = tier.load_blocks(&key.powers, MAX_POWERS - n + j * W::BLOCKS);
+    let low = tier.mul_low_halves(x, h);
+    let high = tier.mul_high_halves(x, h);
+    let cross = (tier.mul_high_by_low(x, h), tier.mul_low_by_high(x, h));
     sums[1] = match j {
-        0 => width.xor(cross.0, cross.1),
-        _ => width.xor3(sums[1], cross.0, cross.1),
+        0 => tier.xor(cross.0, cross.1),
+        _ => tier.xor3(sums[1], cross.0, cross.1),
     };
     match j % 2 {
         0 => *pending = [low, high],
         _ if j == 1 => {
             *sums = [
-                width.xor(pending[0], low),
+                tier.xor(pending[0], low),
                 sums[1],
-                width.xor(pending[1], high),
+                tier.xor(pending[1], high),
             ]
         }
         _ => {
-            sums[0] = width.xor3(sums[0], pending[0], low);
-            sums[2] = width.xor3(sums[2], pending[1], high);
+            sums[0] = tier.xor3(sums[0], pending[0], low);
+            sums[2] = tier.xor3(sums[2], pending[1], high);
         }
     }
 }
@@ -338,32 +338,32 @@ pub(crate) fn accumulate_schoolbook<W: Tier>(
 /// three; on Sapphire Rapids every cross-block move and 512-bit multiply runs on port 5.
 /// `schoolbook`: the sums of [`accumulate_schoolbook`], whose middle term is complete.
 #[inline(always)]
-pub(crate) fn reduce_and_fold<W: Tier>(width: W, sums: Sums<W>, schoolbook: bool) -> Block {
+pub(crate) fn reduce_and_fold<W: Tier>(tier: W, sums: Sums<W>, schoolbook: bool) -> Block {
     let reduced = if schoolbook {
-        reduce(width, sums)
+        reduce(tier, sums)
     } else {
-        reduce_sums(width, sums)
+        reduce_sums(tier, sums)
     };
-    width.sum_blocks(reduced)
+    tier.sum_blocks(reduced)
 }
 
 /// Each block's reduced sum: Karatsuba's middle term completed, one reduction.
 #[inline(always)]
-pub(crate) fn reduce_sums<W: Tier>(width: W, [low, middle, high]: Sums<W>) -> W::Reg {
-    let middle = width.xor(middle, width.xor(low, high));
-    reduce(width, [low, middle, high])
+pub(crate) fn reduce_sums<W: Tier>(tier: W, [low, middle, high]: Sums<W>) -> W::Reg {
+    let middle = tier.xor(middle, tier.xor(low, high));
+    reduce(tier, [low, middle, high])
 }
 
 /// Register `x` of hashed data as POLYVAL reads it (byte-reversed for GHASH), with the
 /// running state `s` added to its first block when it is the first register of a group.
 #[inline(always)]
-pub(crate) fn hashed_register<W: Tier, L: Layout>(width: W, x: W::Reg, s: Option<Block>) -> W::Reg {
+pub(crate) fn hashed_register<W: Tier, L: Layout>(tier: W, x: W::Reg, s: Option<Block>) -> W::Reg {
     let mut x = x;
     if L::HASHED_BYTES.reversed() {
-        x = width.reverse_bytes(x);
+        x = tier.reverse_bytes(x);
     }
     match s {
-        Some(s) => width.xor(x, width.gather(|i| if i == 0 { s } else { block_from(0) })),
+        Some(s) => tier.xor(x, tier.gather(|i| if i == 0 { s } else { block_from(0) })),
         None => x,
     }
 }
@@ -386,38 +386,35 @@ pub(crate) type StrideInMemory<'a, W> = (
 /// to its first block), and its middle input.
 #[inline(always)]
 pub(crate) fn stride_register<W: Tier, L: Layout>(
-    width: W,
+    tier: W,
     (stride, shifted): StrideInMemory<'_, W>,
     j: usize,
     s: Option<Block>,
 ) -> (W::Reg, W::Reg) {
-    let bytes = width.load(&stride[j]);
+    let bytes = tier.load(&stride[j]);
     match (shifted, s) {
         (Some(shifted), None) if !L::HASHED_BYTES.reversed() => {
-            (bytes, width.xor(bytes, width.load(&shifted[j])))
+            (bytes, tier.xor(bytes, tier.load(&shifted[j])))
         }
         // `s` in the first block adds `s.lo ^ s.hi` to that block's middle input, computed on
         // one block: on Sapphire Rapids off port 5 (30.1 cycles per 32 blocks in llvm-mca
         // where swapping the register's halves took 32.1). A tier of one block per register
         // swaps the register's halves instead: the same shuffle, one XOR fewer.
         (Some(shifted), Some(s)) if !L::HASHED_BYTES.reversed() && W::BLOCKS > 1 => {
-            let narrow = width.narrow();
+            let narrow = tier.narrow();
             let s_middle = narrow.xor(s, narrow.swap_halves(s));
-            let first = |block| width.gather(|i| if i == 0 { block } else { block_from(0) });
-            let middle = width.xor(bytes, width.load(&shifted[j]));
-            (
-                width.xor(bytes, first(s)),
-                width.xor(middle, first(s_middle)),
-            )
+            let first = |block| tier.gather(|i| if i == 0 { block } else { block_from(0) });
+            let middle = tier.xor(bytes, tier.load(&shifted[j]));
+            (tier.xor(bytes, first(s)), tier.xor(middle, first(s_middle)))
         }
-        _ => karatsuba_input(width, hashed_register::<W, L>(width, bytes, s)),
+        _ => karatsuba_input(tier, hashed_register::<W, L>(tier, bytes, s)),
     }
 }
 
 /// One whole stride: `S' = (S + X_1)*H^n + ... + X_n*H^1` with `n = W::POWERS`.
 #[inline(always)]
 pub(crate) fn absorb_stride<W: Tier, L: Layout>(
-    width: W,
+    tier: W,
     key: &PowerTable,
     s: Block,
     (stride, shifted): StrideInMemory<'_, W>,
@@ -425,11 +422,11 @@ pub(crate) fn absorb_stride<W: Tier, L: Layout>(
     // One instance per case, so that no register tests which it is.
     let register = |shifted| {
         #[inline(always)]
-        move |j: usize| stride_register::<W, L>(width, (stride, shifted), j, (j == 0).then_some(s))
+        move |j: usize| stride_register::<W, L>(tier, (stride, shifted), j, (j == 0).then_some(s))
     };
     match shifted {
-        Some(shifted) => absorb_registers(width, key, register(Some(shifted))),
-        None => absorb_registers(width, key, register(None)),
+        Some(shifted) => absorb_registers(tier, key, register(Some(shifted))),
+        None => absorb_registers(tier, key, register(None)),
     }
 }
 
@@ -437,19 +434,19 @@ pub(crate) fn absorb_stride<W: Tier, L: Layout>(
 /// their powers.
 #[inline(always)]
 fn absorb_registers<W: Tier>(
-    width: W,
+    tier: W,
     key: &PowerTable,
     register: impl Fn(usize) -> (W::Reg, W::Reg),
 ) -> Block {
-    let mut sums = [width.zero(); 3];
+    let mut sums = [tier.zero(); 3];
     // Register 0, which carries `s`, comes last: the previous stride's reduction then has
     // the other registers' multiplies to overlap with, rather than starting every sum's
     // chain of additions (Neoverse V1 in llvm-mca: 32.1 cycles per stride in order, 26.1 so).
     for j in 1..STRIDE {
-        accumulate(width, key, &mut sums, (W::POWERS, j), register(j));
+        accumulate(tier, key, &mut sums, (W::POWERS, j), register(j));
     }
-    accumulate(width, key, &mut sums, (W::POWERS, 0), register(0));
-    reduce_and_fold(width, sums, false)
+    accumulate(tier, key, &mut sums, (W::POWERS, 0), register(0));
+    reduce_and_fold(tier, sums, false)
 }
 
 /// Absorbs the `n` blocks of registers `register(0..)` into `s` in groups as large as the
@@ -458,7 +455,7 @@ fn absorb_registers<W: Tier>(
 /// contents do not matter.
 #[inline(always)]
 pub(crate) fn absorb_each<W: Tier, L: Layout>(
-    width: W,
+    tier: W,
     key: &PowerTable,
     mut s: Block,
     n: usize,
@@ -468,13 +465,13 @@ pub(crate) fn absorb_each<W: Tier, L: Layout>(
     let mut start = 0;
     while start < n {
         let len = (n - start).min(group);
-        let mut sums = [width.zero(); 3];
+        let mut sums = [tier.zero(); 3];
         for j in 0..len.div_ceil(W::BLOCKS) {
             let x = register(start / W::BLOCKS + j);
-            let x = hashed_register::<W, L>(width, x, (j == 0).then_some(s));
-            accumulate(width, key, &mut sums, (len, j), karatsuba_input(width, x));
+            let x = hashed_register::<W, L>(tier, x, (j == 0).then_some(s));
+            accumulate(tier, key, &mut sums, (len, j), karatsuba_input(tier, x));
         }
-        s = reduce_and_fold(width, sums, false);
+        s = reduce_and_fold(tier, sums, false);
         start += len;
     }
     s
@@ -491,7 +488,7 @@ pub(crate) fn absorb_each<W: Tier, L: Layout>(
 /// one is a likely misprediction.
 #[inline(always)]
 pub(crate) fn absorb_padded<W: Tier, L: Layout>(
-    width: W,
+    tier: W,
     key: &PowerTable,
     mut s: Block,
     (data, start): (&[u8], usize),
@@ -511,12 +508,12 @@ pub(crate) fn absorb_padded<W: Tier, L: Layout>(
     };
     let (with_shifted, last_strides) = strides.split_at(shifted.len().min(strides.len()));
     for (stride, shifted) in with_shifted.iter().zip(shifted) {
-        s = absorb_stride::<W, L>(width, key, s, (stride, Some(shifted)));
+        s = absorb_stride::<W, L>(tier, key, s, (stride, Some(shifted)));
     }
     for stride in last_strides {
-        s = absorb_stride::<W, L>(width, key, s, (stride, None));
+        s = absorb_stride::<W, L>(tier, key, s, (stride, None));
     }
-    absorb_tail::<W, L>(width, key, s, (data, start + whole), last)
+    absorb_tail::<W, L>(tier, key, s, (data, start + whole), last)
 }
 
 /// [`absorb_padded`] of `data` from its start, reading each byte once and writing it to
@@ -527,7 +524,7 @@ pub(crate) fn absorb_padded<W: Tier, L: Layout>(
 /// register, not a copy pass before the hash.
 #[inline(always)]
 pub(crate) fn absorb_padded_copying<W: Tier, L: Layout>(
-    width: W,
+    tier: W,
     key: &PowerTable,
     mut s: Block,
     (data, copy): (&[u8], &mut [u8]),
@@ -539,25 +536,25 @@ pub(crate) fn absorb_padded_copying<W: Tier, L: Layout>(
     let strides = W::registers(body).0.as_chunks::<STRIDE>().0;
     let copied_strides = W::registers_mut(copied_body).0.as_chunks_mut::<STRIDE>().0;
     for (stride, copied) in strides.iter().zip(copied_strides) {
-        width.prefetch_stride_ahead(stride.as_ptr().cast(), copied.as_ptr().cast());
-        let mut registers: [W::Reg; STRIDE] = core::array::from_fn(|j| width.load(&stride[j]));
+        tier.prefetch_stride_ahead(stride.as_ptr().cast(), copied.as_ptr().cast());
+        let mut registers: [W::Reg; STRIDE] = core::array::from_fn(|j| tier.load(&stride[j]));
         for (register, copied) in registers.iter_mut().zip(copied) {
             // Held in a register: the hash below must not load it from `data` again.
-            width.pin(register);
-            *copied = width.store(*register);
+            tier.pin(register);
+            *copied = tier.store(*register);
         }
         s = absorb_registers(
-            width,
+            tier,
             key,
             #[inline(always)]
             |j| {
-                let x = hashed_register::<W, L>(width, registers[j], (j == 0).then_some(s));
-                karatsuba_input(width, x)
+                let x = hashed_register::<W, L>(tier, registers[j], (j == 0).then_some(s));
+                karatsuba_input(tier, x)
             },
         );
     }
     copied_tail.copy_from_slice(tail);
-    absorb_tail::<W, L>(width, key, s, (copy, whole), last)
+    absorb_tail::<W, L>(tier, key, s, (copy, whole), last)
 }
 
 /// The bytes of `len` that [`absorb_padded`] hashes in whole strides: none unless the table
@@ -574,13 +571,13 @@ fn whole_strides<W: Tier>(key: &PowerTable, len: usize) -> usize {
 /// when the table does not cover one), zero-padded, then `last`.
 #[inline(always)]
 fn absorb_tail<W: Tier, L: Layout>(
-    width: W,
+    tier: W,
     key: &PowerTable,
     s: Block,
     (data, start): (&[u8], usize),
     last: Option<Block>,
 ) -> Block {
-    let narrow = width.narrow();
+    let narrow = tier.narrow();
     let (rest, partial) = data[start..].as_chunks::<16>();
     let (registers, lone) = W::registers(rest.as_flattened());
     // At most BLOCKS + 1 blocks follow the whole registers (fewer than a register's whole
@@ -592,7 +589,7 @@ fn absorb_tail<W: Tier, L: Layout>(
         filled += 1;
     }
     let loose_blocks = [
-        (!partial.is_empty()).then(|| width.load_last_partial(data)),
+        (!partial.is_empty()).then(|| tier.load_last_partial(data)),
         last,
     ];
     for (slot, block) in loose[filled..]
@@ -606,14 +603,14 @@ fn absorb_tail<W: Tier, L: Layout>(
     // it too big), it was compiled without the instance's target features and every intrinsic
     // in it became a call.
     absorb_each::<W, L>(
-        width,
+        tier,
         key,
         s,
         n,
         #[inline(always)]
         |r| match registers.get(r) {
-            Some(bytes) => width.load(bytes),
-            None => width.gather(|i| loose[(r - registers.len()) * W::BLOCKS + i]),
+            Some(bytes) => tier.load(bytes),
+            None => tier.gather(|i| loose[(r - registers.len()) * W::BLOCKS + i]),
         },
     )
 }

@@ -119,8 +119,8 @@ impl PolyvalKey {
         match isa {
             Isa::Portable => PolyvalKey::Portable(portable::Key::new(h)),
             #[cfg(vector_tiers)]
-            Isa::Vector(tier) => {
-                PolyvalKey::Vector(kernels::PowerTable::new(tier, h, blocks), tier)
+            Isa::Vector(token) => {
+                PolyvalKey::Vector(kernels::PowerTable::new(token, h, blocks), token)
             }
         }
     }
@@ -138,7 +138,7 @@ impl PolyvalKey {
         match self {
             PolyvalKey::Portable(key) => HashKey::Portable(key),
             #[cfg(vector_tiers)]
-            PolyvalKey::Vector(key, tier) => HashKey::Vector(key, *tier),
+            PolyvalKey::Vector(key, token) => HashKey::Vector(key, *token),
         }
     }
 }
@@ -157,7 +157,7 @@ impl HashKey<'_> {
         match self {
             HashKey::Portable(key) => key.absorb::<L>(acc, blocks),
             #[cfg(vector_tiers)]
-            HashKey::Vector(key, tier) => key.absorb::<L>(tier, acc, blocks),
+            HashKey::Vector(key, token) => key.absorb::<L>(token, acc, blocks),
         }
     }
 }

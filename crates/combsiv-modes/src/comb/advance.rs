@@ -21,12 +21,12 @@ pub(crate) fn run_to_end(chain: Chain, lanes: &mut [Lane<'_>]) {
     match shared_key(lanes) {
         // The whole group in one call, if it fits one.
         #[cfg(vector_tiers)]
-        Some(BlockCipher::Vector(keys, tier)) if lanes.len() <= tier.comb_lanes() => {
-            let (tier, rounds) = (*tier, keys.rounds());
+        Some(BlockCipher::Vector(keys, token)) if lanes.len() <= token.comb_lanes() => {
+            let (token, rounds) = (*token, keys.rounds());
             stagger(lanes, |lanes, counts| {
-                super::kernels::run(tier, rounds, chain, lanes, Span::Each(counts));
+                super::kernels::run(token, rounds, chain, lanes, Span::Each(counts));
             });
-            super::kernels::run(tier, rounds, chain, lanes, Span::Remaining);
+            super::kernels::run(token, rounds, chain, lanes, Span::Remaining);
             for lane in lanes.iter_mut() {
                 lane.position = lane.blocks.len();
             }
@@ -112,9 +112,9 @@ pub(crate) fn advance(chain: Chain, lanes: &mut [Lane<'_>], count: usize) {
     );
     match shared_key(lanes) {
         #[cfg(vector_tiers)]
-        Some(BlockCipher::Vector(keys, tier)) => {
-            for group in lanes.chunks_mut(tier.comb_lanes()) {
-                super::kernels::run(*tier, keys.rounds(), chain, group, Span::Next(count));
+        Some(BlockCipher::Vector(keys, token)) => {
+            for group in lanes.chunks_mut(token.comb_lanes()) {
+                super::kernels::run(*token, keys.rounds(), chain, group, Span::Next(count));
             }
         }
         // Portable keys, or lanes of several kinds: each lane with its own key, block-major,

@@ -39,7 +39,9 @@ use zeroize::Zeroize;
 
 use super::lanes::{Blocks, Chain, Lane, Span};
 use combsiv_core::aes::BlockCipher;
-use combsiv_core::aes::kernels::{KeySchedule, broadcast, for_each_middle_round, swap_last_word};
+use combsiv_core::aes::ctr::swap_last_word;
+use combsiv_core::aes::kernels::{broadcast, for_each_middle_round};
+use combsiv_core::aes::key_expansion::KeySchedule;
 use combsiv_core::cpu::{MAX_BLOCKS, STRIDE, Tier, TierToken, load_block, per_tier, store_block};
 
 const CBC_ENCRYPT: u8 = 0;
@@ -51,10 +53,10 @@ const CCM_SEAL: u8 = 4;
 /// The most lanes one kernel call runs on any tier: one per block of a stride of the widest.
 pub(crate) const MAX_KERNEL_LANES: usize = STRIDE * MAX_BLOCKS;
 
-/// One kernel call over at most [`TierToken::comb_lanes`] lanes of `tier`'s keys with `rounds`
+/// One kernel call over at most [`TierToken::comb_lanes`] lanes of `token`'s keys with `rounds`
 /// rounds: the blocks `span` gives each lane, from its position. Does not move the positions.
 pub(crate) fn run(
-    tier: TierToken,
+    token: TierToken,
     rounds: usize,
     chain: Chain,
     lanes: &mut [Lane<'_>],
@@ -63,25 +65,25 @@ pub(crate) fn run(
     // The per-call arrays sized for the tier's lanes, not for the widest tier's 32: filling
     // and wiping 32 lanes' worth made the comb 11-17 % slower on 64-byte messages with AES-NI
     // (8 lanes) on Zen 5.
-    match tier.comb_lanes() {
-        0..=8 => run_lanes::<8>(tier, rounds, chain, lanes, span),
-        9..=16 => run_lanes::<16>(tier, rounds, chain, lanes, span),
-        _ => run_lanes::<MAX_KERNEL_LANES>(tier, rounds, chain, lanes, span),
+    match token.comb_lanes() {
+        0..=8 => run_lanes::<8>(token, rounds, chain, lanes, span),
+        9..=16 => run_lanes::<16>(token, rounds, chain, lanes, span),
+        _ => run_lanes::<MAX_KERNEL_LANES>(token, rounds, chain, lanes, span),
     }
 }
 
 /// [`run`] with room for `LANES` lanes.
 fn run_lanes<const LANES: usize>(
-    tier: TierToken,
+    token: TierToken,
     rounds: usize,
     chain: Chain,
     lanes: &mut [Lane<'_>],
     span: Span<'_>,
 ) {
     let n = lanes.len();
-    assert!(n <= LANES, "at most the tier's lanes per call");
+    assert!(n <= LANES, "at most the token's lanes per call");
     let Some(BlockCipher::Vector(first, _)) = lanes.first().map(|lane| lane.cipher) else {
-        unreachable!("the caller checked that every lane holds a key of `tier`");
+        unreachable!("the caller checked that every lane holds a key of `token`");
     };
     let mut schedules = [first.schedule(); LANES];
     // States as integers: wiping them is 16 volatile stores, not 256.
@@ -97,7 +99,7 @@ fn run_lanes<const LANES: usize>(
         .enumerate()
     {
         let BlockCipher::Vector(keys, _) = lane.cipher else {
-            unreachable!("the caller checked that every lane holds a key of `tier`");
+            unreachable!("the caller checked that every lane holds a key of `token`");
         };
         *schedule = keys.schedule();
         *state = u128::from_le_bytes(lane.state());
@@ -120,9 +122,9 @@ fn run_lanes<const LANES: usize>(
     macro_rules! kernel {
         ($mode:expr) => {
             if shared {
-                lane_kernel::<{ $mode }, true>(tier, job)
+                lane_kernel::<{ $mode }, true>(token, job)
             } else {
-                lane_kernel::<{ $mode }, false>(tier, job)
+                lane_kernel::<{ $mode }, false>(token, job)
             }
         };
     }
@@ -131,8 +133,8 @@ fn run_lanes<const LANES: usize>(
         Chain::CfbEncrypt => kernel!(CFB_ENCRYPT),
         Chain::Ofb => kernel!(OFB),
         Chain::CcmSeal => kernel!(CCM_SEAL),
-        Chain::CbcMac if shared => mac_kernel::<true>(tier, job),
-        Chain::CbcMac => mac_kernel::<false>(tier, job),
+        Chain::CbcMac if shared => mac_kernel::<true>(token, job),
+        Chain::CbcMac => mac_kernel::<false>(token, job),
     }
     for ((lane, state), counter) in lanes.iter_mut().zip(&states).zip(&counters) {
         lane.set_state(state.to_le_bytes());
@@ -175,7 +177,7 @@ struct States<W: Tier> {
 /// compiles both arms of a branch on a const parameter, so that one doubled the window loops,
 /// half of the crate's LLVM IR.)
 #[inline(always)]
-fn cells_kernel<W: Tier, const MODE: u8, const SHARED_KEY: bool>(width: W, job: CombGroup<'_, '_>) {
+fn cells_kernel<W: Tier, const MODE: u8, const SHARED_KEY: bool>(tier: W, job: CombGroup<'_, '_>) {
     let CombGroup { lanes, blocks } = job;
     let mut windows: [&[Cell<[u8; 16]>]; MAX_KERNEL_LANES] = [&[]; MAX_KERNEL_LANES];
     for (window, blocks) in windows.iter_mut().zip(blocks.iter_mut()) {
@@ -184,18 +186,18 @@ fn cells_kernel<W: Tier, const MODE: u8, const SHARED_KEY: bool>(width: W, job: 
         };
         *window = Cell::from_mut(&mut **blocks).as_slice_of_cells();
     }
-    comb_group::<W, _, MODE, SHARED_KEY>(width, lanes, windows);
+    comb_group::<W, _, MODE, SHARED_KEY>(tier, lanes, windows);
 }
 
 /// CBC-MAC reads its windows as they are (some are read-only).
 #[inline(always)]
-fn read_kernel<W: Tier, const SHARED_KEY: bool>(width: W, job: CombGroup<'_, '_>) {
+fn read_kernel<W: Tier, const SHARED_KEY: bool>(tier: W, job: CombGroup<'_, '_>) {
     let CombGroup { lanes, blocks } = job;
     let mut windows: [&[[u8; 16]]; MAX_KERNEL_LANES] = [&[]; MAX_KERNEL_LANES];
     for (window, blocks) in windows.iter_mut().zip(blocks.iter()) {
         *window = blocks.as_slice();
     }
-    comb_group::<W, _, CBC_MAC, SHARED_KEY>(width, lanes, windows);
+    comb_group::<W, _, CBC_MAC, SHARED_KEY>(tier, lanes, windows);
 }
 
 /// A group's `n` lanes apart from their windows.
@@ -253,7 +255,7 @@ impl Window for &[Cell<[u8; 16]>] {
 /// compute the same values and store them to the same place).
 #[inline(always)]
 fn comb_group<W: Tier, V: Window, const MODE: u8, const SHARED_KEY: bool>(
-    width: W,
+    tier: W,
     lanes: Lanes<'_>,
     lane_windows: [V; MAX_KERNEL_LANES],
 ) {
@@ -281,28 +283,28 @@ fn comb_group<W: Tier, V: Window, const MODE: u8, const SHARED_KEY: bool>(
     }
     let lane = lane_of::<W>;
     let mut regs = States::<W> {
-        x: [width.zero(); STRIDE],
-        counter: [width.zero(); STRIDE],
-        keystream: [width.zero(); STRIDE],
+        x: [tier.zero(); STRIDE],
+        counter: [tier.zero(); STRIDE],
+        keystream: [tier.zero(); STRIDE],
     };
     // Shared: one schedule broadcast to every block. Distinct: each register's halves packed
     // from their lanes' schedules (only then is the larger array written, and so kept).
-    let mut shared_keys = [width.zero(); 15];
-    let mut keys = [[width.zero(); 15]; STRIDE];
+    let mut shared_keys = [tier.zero(); 15];
+    let mut keys = [[tier.zero(); 15]; STRIDE];
     if SHARED_KEY {
-        shared_keys = broadcast(width, schedules[0]);
+        shared_keys = broadcast(tier, schedules[0]);
     }
     let registers = n.div_ceil(W::BLOCKS);
     for r in 0..registers {
         if !SHARED_KEY {
-            pack_keys(width, schedules, rounds, &mut keys[r], (n, r));
+            pack_keys(tier, schedules, rounds, &mut keys[r], (n, r));
         }
-        regs.x[r] = width.gather(|i| load_block(&lane_states[lane(n, r, i)].to_le_bytes()));
+        regs.x[r] = tier.gather(|i| load_block(&lane_states[lane(n, r, i)].to_le_bytes()));
         if MODE == CCM_SEAL {
             // Each lane's counter with its last word byte-swapped, so that one vector add
             // steps every lane.
-            let native = width.gather(|i| load_block(&lane_counters[lane(n, r, i)].to_le_bytes()));
-            regs.counter[r] = swap_last_word(width, native);
+            let native = tier.gather(|i| load_block(&lane_counters[lane(n, r, i)].to_le_bytes()));
+            regs.counter[r] = swap_last_word(tier, native);
         }
     }
     let (mut active, mut done) = (n, 0);
@@ -319,7 +321,7 @@ fn comb_group<W: Tier, V: Window, const MODE: u8, const SHARED_KEY: bool>(
                 &keys
             };
             let steps = Steps {
-                width,
+                tier,
                 rounds,
                 keys,
                 windows,
@@ -341,11 +343,10 @@ fn comb_group<W: Tier, V: Window, const MODE: u8, const SHARED_KEY: bool>(
         // The lanes that end here leave the group with their states.
         while active > 0 && ends[active - 1] == done {
             let (r, i) = ((active - 1) / W::BLOCKS, (active - 1) % W::BLOCKS);
-            lane_states[active - 1] = u128::from_le_bytes(store_block(width.block(regs.x[r], i)));
+            lane_states[active - 1] = u128::from_le_bytes(store_block(tier.block(regs.x[r], i)));
             if MODE == CCM_SEAL {
-                let native = swap_last_word(width, regs.counter[r]);
-                lane_counters[active - 1] =
-                    u128::from_le_bytes(store_block(width.block(native, i)));
+                let native = swap_last_word(tier, regs.counter[r]);
+                lane_counters[active - 1] = u128::from_le_bytes(store_block(tier.block(native, i)));
             }
             active -= 1;
         }
@@ -354,11 +355,11 @@ fn comb_group<W: Tier, V: Window, const MODE: u8, const SHARED_KEY: bool>(
         if active > 0 && active % W::BLOCKS != 0 {
             let r = active / W::BLOCKS;
             if !SHARED_KEY {
-                pack_keys(width, schedules, rounds, &mut keys[r], (active, r));
+                pack_keys(tier, schedules, rounds, &mut keys[r], (active, r));
             }
             let last = active % W::BLOCKS - 1;
-            regs.x[r] = refill(width, regs.x[r], last);
-            regs.counter[r] = refill(width, regs.counter[r], last);
+            regs.x[r] = refill(tier, regs.x[r], last);
+            regs.counter[r] = refill(tier, regs.counter[r], last);
         }
     }
     regs.x.zeroize();
@@ -385,26 +386,26 @@ fn lane_of<W: Tier>(active: usize, r: usize, i: usize) -> usize {
 /// tier's target features, with a call for every intrinsic.)
 #[inline(always)]
 fn pack_keys<W: Tier>(
-    width: W,
+    tier: W,
     schedules: &[&KeySchedule],
     rounds: usize,
     keys: &mut [W::Reg; 15],
     (active, r): (usize, usize),
 ) {
     for (round, key) in keys.iter_mut().enumerate().take(rounds + 1) {
-        *key = width.gather(|i| schedules[lane_of::<W>(active, r, i)][round]);
+        *key = tier.gather(|i| schedules[lane_of::<W>(active, r, i)][round]);
     }
 }
 
 /// `reg` with block `last`'s value in every block after it (the blocks of lanes that ended).
 #[inline(always)]
-fn refill<W: Tier>(width: W, reg: W::Reg, last: usize) -> W::Reg {
-    width.gather(|i| width.block(reg, i.min(last)))
+fn refill<W: Tier>(tier: W, reg: W::Reg, last: usize) -> W::Reg {
+    tier.gather(|i| tier.block(reg, i.min(last)))
 }
 
 /// One window: blocks `from..to` of the lanes that `windows` points at.
 struct Steps<'k, W: Tier, V> {
-    width: W,
+    tier: W,
     rounds: usize,
     /// One schedule for every register (shared key) or one per register.
     keys: &'k [[W::Reg; 15]],
@@ -423,18 +424,18 @@ impl<W: Tier, V: Window> Steps<'_, W, V> {
     )]
     fn run<const REGS: usize, const MODE: u8, const SHARED_KEY: bool>(self, regs: &mut States<W>) {
         let Steps {
-            width,
+            tier,
             rounds,
             keys,
             windows,
             from,
             to,
         } = self;
-        let load = |r: usize, j: usize| width.gather(|i| load_block(&windows[r][i].load(j)));
+        let load = |r: usize, j: usize| tier.gather(|i| load_block(&windows[r][i].load(j)));
         // Both halves of a duplicated lane store the same value.
         let store = |r: usize, j: usize, out: W::Reg| {
             for i in 0..W::BLOCKS {
-                windows[r][i].store(j, store_block(width.block(out, i)));
+                windows[r][i].store(j, store_block(tier.block(out, i)));
             }
         };
         let key = |r: usize, round: usize| {
@@ -445,51 +446,51 @@ impl<W: Tier, V: Window> Steps<'_, W, V> {
             }
         };
         let ccm = MODE == CCM_SEAL;
-        let mut x = [width.zero(); REGS];
-        let mut counter = [width.zero(); REGS];
+        let mut x = [tier.zero(); REGS];
+        let mut counter = [tier.zero(); REGS];
         for r in 0..REGS {
             x[r] = regs.x[r];
             if ccm {
                 counter[r] = regs.counter[r];
             }
         }
-        let one = width.broadcast(load_block(&(1u128 << 96).to_le_bytes()));
-        let mut keystream = [width.zero(); REGS];
+        let one = tier.broadcast(load_block(&(1u128 << 96).to_le_bytes()));
+        let mut keystream = [tier.zero(); REGS];
         // Each step reads its input blocks before it stores any: with the loads after the
         // stores, LLVM left the register loop of CFB and OFB rolled (28 % slower on Zen 4).
-        let mut input = [width.zero(); REGS];
+        let mut input = [tier.zero(); REGS];
         for j in from..to {
             for r in 0..REGS {
                 input[r] = load(r, j);
                 if MODE == CBC_ENCRYPT || MODE == CBC_MAC || ccm {
-                    x[r] = width.xor(x[r], input[r]);
+                    x[r] = tier.xor(x[r], input[r]);
                 }
-                x[r] = width.xor(x[r], key(r, 0));
+                x[r] = tier.xor(x[r], key(r, 0));
                 if ccm {
-                    keystream[r] = width.xor(swap_last_word(width, counter[r]), key(r, 0));
-                    counter[r] = width.add32(counter[r], one);
+                    keystream[r] = tier.xor(swap_last_word(tier, counter[r]), key(r, 0));
+                    counter[r] = tier.add32(counter[r], one);
                 }
             }
             for_each_middle_round!(W, rounds, |round| {
                 for r in 0..REGS {
-                    x[r] = width.aesenc(x[r], key(r, round));
+                    x[r] = tier.aes_round(x[r], key(r, round));
                     if ccm {
-                        keystream[r] = width.aesenc(keystream[r], key(r, round));
+                        keystream[r] = tier.aes_round(keystream[r], key(r, round));
                     }
                 }
             });
             for r in 0..REGS {
-                x[r] = width.aesenclast(x[r], key(r, rounds));
+                x[r] = tier.aes_last_round(x[r], key(r, rounds));
                 match MODE {
                     CBC_ENCRYPT => store(r, j, x[r]),
                     CFB_ENCRYPT => {
-                        x[r] = width.xor(input[r], x[r]);
+                        x[r] = tier.xor(input[r], x[r]);
                         store(r, j, x[r]);
                     }
-                    OFB => store(r, j, width.xor(input[r], x[r])),
+                    OFB => store(r, j, tier.xor(input[r], x[r])),
                     CCM_SEAL => {
-                        keystream[r] = width.aesenclast(keystream[r], key(r, rounds));
-                        store(r, j, width.xor(input[r], keystream[r]));
+                        keystream[r] = tier.aes_last_round(keystream[r], key(r, rounds));
+                        store(r, j, tier.xor(input[r], keystream[r]));
                     }
                     _ => {}
                 }

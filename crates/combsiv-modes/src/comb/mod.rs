@@ -152,7 +152,7 @@ fn default_lanes(isa: Isa) -> usize {
     match isa {
         Isa::Portable => 6,
         #[cfg(vector_tiers)]
-        Isa::Vector(tier) => tier.comb_lanes(),
+        Isa::Vector(token) => token.comb_lanes(),
     }
 }
 

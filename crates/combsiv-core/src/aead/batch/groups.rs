@@ -10,9 +10,9 @@ use super::super::kernels::{counter_block, length_block, nonce_value, top_bit};
 use super::super::{check_tag, open_or_wipe};
 use super::hashed_blocks;
 use crate::aead::SivJob;
-use crate::aes::kernels::{
-    Counter, SlicedExpansion, apply_keystream, encrypt, for_each_middle_round,
-};
+use crate::aes::ctr::{Counter, apply_keystream};
+use crate::aes::kernels::{encrypt, for_each_middle_round};
+use crate::aes::key_expansion::SlicedExpansion;
 use crate::cpu::{
     BATCH_GROUP, BATCH_HASHES_BY_LANE, Block, MAX_BATCH_GROUP_BLOCKS, MAX_BLOCKS, Tier, block_from,
     load_block, store_block,
@@ -53,13 +53,13 @@ pub(super) struct GroupScratch<W: Tier> {
 impl<W: Tier> GroupScratch<W> {
     /// GroupScratch for groups of messages of at most `blocks` hashed blocks (at least one).
     #[inline(always)]
-    pub(super) fn new(width: W, blocks: usize) -> Self {
+    pub(super) fn new(tier: W, blocks: usize) -> Self {
         GroupScratch {
-            encryption: [[width.zero(); GROUP]; 15],
-            rows: vec![[width.narrow().zero(); MAX_LANES]; blocks],
+            encryption: [[tier.zero(); GROUP]; 15],
+            rows: vec![[tier.narrow().zero(); MAX_LANES]; blocks],
             // A one-block tier's counter mode needs no rows (see `counter_mode`).
             keystream: vec![
-                [width.narrow().zero(); MAX_LANES];
+                [tier.narrow().zero(); MAX_LANES];
                 if W::BLOCKS == 1 {
                     0
                 } else {
@@ -194,7 +194,7 @@ pub(super) struct Group<'a, 'j, W: Tier> {
 /// RFC 8452 Section 4 for a full group of short jobs, every step across the group.
 #[inline(always)]
 pub(super) fn seal_group<W: Tier, const ROUNDS: usize>(
-    width: W,
+    tier: W,
     Group {
         key_generating_key,
         jobs,
@@ -202,13 +202,13 @@ pub(super) fn seal_group<W: Tier, const ROUNDS: usize>(
         scratch,
     }: Group<'_, '_, W>,
 ) {
-    let first_row = gather_rows(width, jobs, group, &mut scratch.rows);
+    let first_row = gather_rows(tier, jobs, group, &mut scratch.rows);
     let (nonces, mut authentication, expansion) =
-        record_keys::<W, ROUNDS>(width, key_generating_key, jobs, group, scratch);
+        record_keys::<W, ROUNDS>(tier, key_generating_key, jobs, group, scratch);
     // The record keys' expansion (a latency chain) runs between POLYVAL's steps (bound by
     // the multiplier's throughput), which do not depend on it.
     let s = polyval(
-        width,
+        tier,
         &authentication,
         jobs,
         group,
@@ -217,10 +217,10 @@ pub(super) fn seal_group<W: Tier, const ROUNDS: usize>(
         expansion,
     );
     authentication.zeroize();
-    let tags = tags_of::<W, ROUNDS>(width, &scratch.encryption, s, &nonces);
-    counter_mode::<W, ROUNDS>(width, jobs, group, scratch, &tags);
+    let tags = tags_of::<W, ROUNDS>(tier, &scratch.encryption, s, &nonces);
+    counter_mode::<W, ROUNDS>(tier, jobs, group, scratch, &tags);
     for (lane, member) in group.iter().enumerate() {
-        jobs[member.job].tag = store_block(width.block(tags[lane / W::BLOCKS], lane % W::BLOCKS));
+        jobs[member.job].tag = store_block(tier.block(tags[lane / W::BLOCKS], lane % W::BLOCKS));
     }
 }
 
@@ -228,7 +228,7 @@ pub(super) fn seal_group<W: Tier, const ROUNDS: usize>(
 /// POLYVAL over what it produced, and each job's tag checked on its own.
 #[inline(always)]
 pub(super) fn open_group<W: Tier, const ROUNDS: usize>(
-    width: W,
+    tier: W,
     Group {
         key_generating_key,
         jobs,
@@ -236,14 +236,14 @@ pub(super) fn open_group<W: Tier, const ROUNDS: usize>(
         scratch,
     }: Group<'_, '_, W>,
 ) {
-    let received = per_register(width, |lane| load_block(&jobs[group[lane].job].tag));
+    let received = per_register(tier, |lane| load_block(&jobs[group[lane].job].tag));
     let (nonces, mut authentication, mut expansion) =
-        record_keys::<W, ROUNDS>(width, key_generating_key, jobs, group, scratch);
-    expansion.finish(width, &mut scratch.encryption);
-    counter_mode::<W, ROUNDS>(width, jobs, group, scratch, &received);
-    let first_row = gather_rows(width, jobs, group, &mut scratch.rows);
+        record_keys::<W, ROUNDS>(tier, key_generating_key, jobs, group, scratch);
+    expansion.finish(tier, &mut scratch.encryption);
+    counter_mode::<W, ROUNDS>(tier, jobs, group, scratch, &received);
+    let first_row = gather_rows(tier, jobs, group, &mut scratch.rows);
     let s = polyval(
-        width,
+        tier,
         &authentication,
         jobs,
         group,
@@ -252,10 +252,10 @@ pub(super) fn open_group<W: Tier, const ROUNDS: usize>(
         expansion,
     );
     authentication.zeroize();
-    let expected = tags_of::<W, ROUNDS>(width, &scratch.encryption, s, &nonces);
+    let expected = tags_of::<W, ROUNDS>(tier, &scratch.encryption, s, &nonces);
     for (lane, member) in group.iter().enumerate() {
         let job = &mut jobs[member.job];
-        let expected = store_block(width.block(expected[lane / W::BLOCKS], lane % W::BLOCKS));
+        let expected = store_block(tier.block(expected[lane / W::BLOCKS], lane % W::BLOCKS));
         let received = job.tag;
         let verdict = open_or_wipe((&mut *job.data).into(), |_| check_tag(&expected, &received));
         job.authentic = verdict.is_ok();
@@ -264,10 +264,10 @@ pub(super) fn open_group<W: Tier, const ROUNDS: usize>(
 
 /// The group's registers, lane `g * W::BLOCKS + i` in block i of register g.
 #[inline(always)]
-fn per_register<W: Tier>(width: W, lane: impl Fn(usize) -> Block) -> [W::Reg; GROUP] {
-    let mut registers = [width.zero(); GROUP];
+fn per_register<W: Tier>(tier: W, lane: impl Fn(usize) -> Block) -> [W::Reg; GROUP] {
+    let mut registers = [tier.zero(); GROUP];
     for (g, register) in registers.iter_mut().enumerate() {
-        *register = width.gather(|i| lane(g * W::BLOCKS + i));
+        *register = tier.gather(|i| lane(g * W::BLOCKS + i));
     }
     registers
 }
@@ -278,32 +278,27 @@ fn per_register<W: Tier>(width: W, lane: impl Fn(usize) -> Block) -> [W::Reg; GR
 /// keys and the expansion still to run.
 #[inline(always)]
 fn record_keys<W: Tier, const ROUNDS: usize>(
-    width: W,
+    tier: W,
     key_generating_key: &[W::Reg; 15],
     jobs: &[SivJob<'_>],
     group: &[Member],
     scratch: &mut GroupScratch<W>,
 ) -> ([W::Reg; GROUP], [W::Reg; GROUP], Expansion<W, ROUNDS>) {
-    let nonces = per_register(width, |lane| {
+    let nonces = per_register(tier, |lane| {
         block_from(nonce_value(&jobs[group[lane].job].nonce))
     });
-    let mut shifted = [width.zero(); GROUP];
+    let mut shifted = [tier.zero(); GROUP];
     for (shifted, &nonce) in shifted.iter_mut().zip(&nonces) {
-        *shifted = width.shift_bytes_up::<4>(nonce);
+        *shifted = tier.shift_bytes_up::<4>(nonce);
     }
     // The authentication key (part 0), the encryption key (1) and AES-256's second half (2),
     // a call per part so that each stays in registers: a loop over the parts kept them on the
     // stack, and wiping them there cost a 64-byte message 11 AArch64 instructions (the
     // single-message derivation, too, leaves the values it keeps in registers unwiped).
-    let authentication = key_part::<W, ROUNDS>(width, key_generating_key, &shifted, 0);
-    let low = key_part::<W, ROUNDS>(width, key_generating_key, &shifted, 1);
+    let authentication = key_part::<W, ROUNDS>(tier, key_generating_key, &shifted, 0);
+    let low = key_part::<W, ROUNDS>(tier, key_generating_key, &shifted, 1);
     let high = if ROUNDS == 14 {
-        Some(key_part::<W, ROUNDS>(
-            width,
-            key_generating_key,
-            &shifted,
-            2,
-        ))
+        Some(key_part::<W, ROUNDS>(tier, key_generating_key, &shifted, 2))
     } else {
         None
     };
@@ -311,7 +306,7 @@ fn record_keys<W: Tier, const ROUNDS: usize>(
     if let Some(high) = high {
         scratch.encryption[1] = high;
     }
-    let sliced = SlicedExpansion::new(width, low, high);
+    let sliced = SlicedExpansion::new(tier, low, high);
     (
         nonces,
         authentication,
@@ -327,20 +322,20 @@ fn record_keys<W: Tier, const ROUNDS: usize>(
 /// counter's 4 bytes.
 #[inline(always)]
 fn key_part<W: Tier, const ROUNDS: usize>(
-    width: W,
+    tier: W,
     key_generating_key: &[W::Reg; 15],
     shifted: &[W::Reg; GROUP],
     p: u128,
 ) -> [W::Reg; GROUP] {
-    let mut blocks = [width.zero(); 2 * GROUP];
+    let mut blocks = [tier.zero(); 2 * GROUP];
     for (g, &nonce) in shifted.iter().enumerate() {
-        blocks[g] = width.or(nonce, width.broadcast(block_from(2 * p)));
-        blocks[GROUP + g] = width.or(nonce, width.broadcast(block_from(2 * p + 1)));
+        blocks[g] = tier.or(nonce, tier.broadcast(block_from(2 * p)));
+        blocks[GROUP + g] = tier.or(nonce, tier.broadcast(block_from(2 * p + 1)));
     }
-    encrypt(width, key_generating_key, ROUNDS, &mut blocks);
-    let mut halves = [width.zero(); GROUP];
+    encrypt(tier, key_generating_key, ROUNDS, &mut blocks);
+    let mut halves = [tier.zero(); GROUP];
     for (g, half) in halves.iter_mut().enumerate() {
-        *half = width.low_halves(blocks[g], blocks[GROUP + g]);
+        *half = tier.low_halves(blocks[g], blocks[GROUP + g]);
     }
     halves
 }
@@ -372,7 +367,7 @@ const _: () = assert!(
 impl<W: Tier, const ROUNDS: usize> Expansion<W, ROUNDS> {
     /// Expands the next quarter of the round keys, if any is left.
     #[inline(always)]
-    fn quarter(&mut self, width: W, keys: &mut [[W::Reg; GROUP]; 15]) {
+    fn quarter(&mut self, tier: W, keys: &mut [[W::Reg; GROUP]; 15]) {
         // Round keys 1..=10 (AES-128) or 2..=14 (AES-256), in quarters.
         let (from, to) = match (ROUNDS == 14, self.quarters) {
             (false, 0) => (1, 4),
@@ -391,16 +386,16 @@ impl<W: Tier, const ROUNDS: usize> Expansion<W, ROUNDS> {
         )]
         for index in from..to {
             self.sliced
-                .next(width, ROUNDS == 14, index, &mut keys[index]);
+                .next(tier, ROUNDS == 14, index, &mut keys[index]);
         }
         self.quarters = (self.quarters + 1).min(4);
     }
 
     /// Expands every round key left.
     #[inline(always)]
-    fn finish(&mut self, width: W, keys: &mut [[W::Reg; GROUP]; 15]) {
+    fn finish(&mut self, tier: W, keys: &mut [[W::Reg; GROUP]; 15]) {
         while self.quarters < 4 {
-            self.quarter(width, keys);
+            self.quarter(tier, keys);
         }
     }
 }
@@ -409,12 +404,7 @@ impl<W: Tier, const ROUNDS: usize> Expansion<W, ROUNDS> {
 /// returns the first row any lane uses. Rows before a lane's first are left zero. A group
 /// that [`polyval_lanes`] hashes needs no rows.
 #[inline(always)]
-fn gather_rows<W: Tier>(
-    width: W,
-    jobs: &[SivJob<'_>],
-    group: &[Member],
-    rows: &mut [Row],
-) -> usize {
+fn gather_rows<W: Tier>(tier: W, jobs: &[SivJob<'_>], group: &[Member], rows: &mut [Row]) -> usize {
     if lane_by_lane::<W>(group) {
         return rows.len();
     }
@@ -433,7 +423,7 @@ fn gather_rows<W: Tier>(
             if !partial.is_empty()
                 && let Some(target) = targets.next()
             {
-                *target = width.load_last_partial(part);
+                *target = tier.load_last_partial(part);
             }
         }
         if let Some(target) = targets.next() {
@@ -461,7 +451,7 @@ fn lane_by_lane<W: Tier>(group: &[Member]) -> bool {
 /// [`lane_by_lane`], else over the rows from `first_row` on.
 #[inline(always)]
 fn polyval<W: Tier, const ROUNDS: usize>(
-    width: W,
+    tier: W,
     h: &[W::Reg; GROUP],
     jobs: &[SivJob<'_>],
     group: &[Member],
@@ -470,9 +460,9 @@ fn polyval<W: Tier, const ROUNDS: usize>(
     expansion: Expansion<W, ROUNDS>,
 ) -> [W::Reg; GROUP] {
     if lane_by_lane::<W>(group) {
-        polyval_lanes(width, h, jobs, group, scratch, expansion)
+        polyval_lanes(tier, h, jobs, group, scratch, expansion)
     } else {
-        polyval_rows(width, h, scratch, first_row, expansion)
+        polyval_rows(tier, h, scratch, first_row, expansion)
     }
 }
 
@@ -481,7 +471,7 @@ fn polyval<W: Tier, const ROUNDS: usize>(
 /// are needed to line the lanes up ([`BATCH_HASHES_BY_LANE`] says where this pays).
 #[inline(always)]
 fn polyval_lanes<W: Tier, const ROUNDS: usize>(
-    width: W,
+    tier: W,
     h: &[W::Reg; GROUP],
     jobs: &[SivJob<'_>],
     group: &[Member],
@@ -492,14 +482,14 @@ fn polyval_lanes<W: Tier, const ROUNDS: usize>(
     // quarter's number is a constant (in a loop over the lanes, the branch on it cost a
     // 64-byte message 6 AArch64 instructions).
     let keys = &mut scratch.encryption;
-    let s0 = polyval_lane(width, jobs, group, h, 0);
-    expansion.quarter(width, keys);
-    let s1 = polyval_lane(width, jobs, group, h, 1);
-    expansion.quarter(width, keys);
-    let s2 = polyval_lane(width, jobs, group, h, 2);
-    expansion.quarter(width, keys);
-    let s3 = polyval_lane(width, jobs, group, h, 3);
-    expansion.finish(width, keys);
+    let s0 = polyval_lane(tier, jobs, group, h, 0);
+    expansion.quarter(tier, keys);
+    let s1 = polyval_lane(tier, jobs, group, h, 1);
+    expansion.quarter(tier, keys);
+    let s2 = polyval_lane(tier, jobs, group, h, 2);
+    expansion.quarter(tier, keys);
+    let s3 = polyval_lane(tier, jobs, group, h, 3);
+    expansion.finish(tier, keys);
     [s0, s1, s2, s3]
 }
 
@@ -507,39 +497,39 @@ fn polyval_lanes<W: Tier, const ROUNDS: usize>(
 /// a lane the group has no member in: none, for a full group).
 #[inline(always)]
 fn polyval_lane<W: Tier>(
-    width: W,
+    tier: W,
     jobs: &[SivJob<'_>],
     group: &[Member],
     h: &[W::Reg; GROUP],
     g: usize,
 ) -> W::Reg {
     let (Some(member), Some(&h)) = (group.get(g), h.get(g)) else {
-        return width.zero();
+        return tier.zero();
     };
     let job = &jobs[member.job];
-    let h = (h, width.xor(h, width.swap_halves(h)));
-    let mut s = width.zero();
+    let h = (h, tier.xor(h, tier.swap_halves(h)));
+    let mut s = tier.zero();
     for part in [job.aad, &*job.data] {
         let (whole, partial) = part.as_chunks::<16>();
         for block in whole {
-            horner_step(width, &mut s, width.broadcast(load_block(block)), h);
+            horner_step(tier, &mut s, tier.broadcast(load_block(block)), h);
         }
         if !partial.is_empty() {
-            let block = width.load_last_partial(part);
-            horner_step(width, &mut s, width.broadcast(block), h);
+            let block = tier.load_last_partial(part);
+            horner_step(tier, &mut s, tier.broadcast(block), h);
         }
     }
     let length = length_block(job.aad.len(), job.data.len());
-    horner_step(width, &mut s, width.broadcast(length), h);
+    horner_step(tier, &mut s, tier.broadcast(length), h);
     s
 }
 
 /// One step of Horner's rule: S = (S + X) * H, with H's halves XORed for Karatsuba.
 #[inline(always)]
-fn horner_step<W: Tier>(width: W, s: &mut W::Reg, x: W::Reg, h: (W::Reg, W::Reg)) {
-    let mut sums = [width.zero(); 3];
-    accumulate_product(width, &mut sums, width.xor(*s, x), h);
-    *s = reduce_sums(width, sums);
+fn horner_step<W: Tier>(tier: W, s: &mut W::Reg, x: W::Reg, h: (W::Reg, W::Reg)) {
+    let mut sums = [tier.zero(); 3];
+    accumulate_product(tier, &mut sums, tier.xor(*s, x), h);
+    *s = reduce_sums(tier, sums);
 }
 
 /// Rows per reduction in a long group: `S' = (S + X_1) * H^4 + X_2 * H^3 + X_3 * H^2 + X_4 * H`
@@ -556,65 +546,65 @@ const AGGREGATED_ROWS: usize = 4;
 /// is spread over the steps, the same number of round keys after each.
 #[inline(always)]
 fn polyval_rows<W: Tier, const ROUNDS: usize>(
-    width: W,
+    tier: W,
     h: &[W::Reg; GROUP],
     scratch: &mut GroupScratch<W>,
     first_row: usize,
     mut expansion: Expansion<W, ROUNDS>,
 ) -> [W::Reg; GROUP] {
     let rows = &scratch.rows[first_row..];
-    let mut karatsuba = [width.zero(); GROUP];
+    let mut karatsuba = [tier.zero(); GROUP];
     for (karatsuba, &h) in karatsuba.iter_mut().zip(h) {
-        *karatsuba = width.xor(h, width.swap_halves(h));
+        *karatsuba = tier.xor(h, tier.swap_halves(h));
     }
-    let mut s = [width.zero(); GROUP];
+    let mut s = [tier.zero(); GROUP];
     if rows.len() <= HORNER_ROWS {
         // Short groups: no powers, which would cost more than they save (and, kept in
         // memory to be wiped, slowed 64-byte messages by a tenth).
         for row in rows {
-            horner_row(width, &mut s, row, (h, &karatsuba));
-            expansion.quarter(width, &mut scratch.encryption);
+            horner_row(tier, &mut s, row, (h, &karatsuba));
+            expansion.quarter(tier, &mut scratch.encryption);
         }
-        expansion.finish(width, &mut scratch.encryption);
+        expansion.finish(tier, &mut scratch.encryption);
         karatsuba.zeroize();
         return s;
     }
     let (single, aggregated) = rows.split_at(rows.len() % AGGREGATED_ROWS);
     let aggregated = aggregated.as_chunks::<AGGREGATED_ROWS>().0;
     for row in single {
-        horner_row(width, &mut s, row, (h, &karatsuba));
-        expansion.quarter(width, &mut scratch.encryption);
+        horner_row(tier, &mut s, row, (h, &karatsuba));
+        expansion.quarter(tier, &mut scratch.encryption);
     }
     // powers[k - 1] holds H^k of each register's lanes, and the same with each entry's
     // halves XORed for Karatsuba.
     let mut powers = [[*h, karatsuba]; AGGREGATED_ROWS];
     for g in 0..GROUP {
-        let h_squared = square(width, h[g]);
+        let h_squared = square(tier, h[g]);
         powers[1][0][g] = h_squared;
-        powers[2][0][g] = reduce(width, mul(width, h_squared, h[g]));
-        powers[3][0][g] = square(width, h_squared);
+        powers[2][0][g] = reduce(tier, mul(tier, h_squared, h[g]));
+        powers[3][0][g] = square(tier, h_squared);
     }
     for [power, karatsuba] in powers.iter_mut().skip(1) {
         for (power, karatsuba) in power.iter().zip(karatsuba) {
-            *karatsuba = width.xor(*power, width.swap_halves(*power));
+            *karatsuba = tier.xor(*power, tier.swap_halves(*power));
         }
     }
     for chunk in aggregated {
         for (g, s) in s.iter_mut().enumerate() {
-            let mut sums = [width.zero(); 3];
+            let mut sums = [tier.zero(); 3];
             for (j, row) in chunk.iter().enumerate() {
-                let mut x = width.load_blocks(row, g * W::BLOCKS);
+                let mut x = tier.load_blocks(row, g * W::BLOCKS);
                 if j == 0 {
-                    x = width.xor(x, *s);
+                    x = tier.xor(x, *s);
                 }
                 let [power, karatsuba] = &powers[AGGREGATED_ROWS - 1 - j];
-                accumulate_product(width, &mut sums, x, (power[g], karatsuba[g]));
+                accumulate_product(tier, &mut sums, x, (power[g], karatsuba[g]));
             }
-            *s = reduce_sums(width, sums);
+            *s = reduce_sums(tier, sums);
         }
-        expansion.quarter(width, &mut scratch.encryption);
+        expansion.quarter(tier, &mut scratch.encryption);
     }
-    expansion.finish(width, &mut scratch.encryption);
+    expansion.finish(tier, &mut scratch.encryption);
     powers.zeroize();
     karatsuba.zeroize();
     s
@@ -623,16 +613,16 @@ fn polyval_rows<W: Tier, const ROUNDS: usize>(
 /// One step of Horner's rule for each register: S = (S + X) * H.
 #[inline(always)]
 fn horner_row<W: Tier>(
-    width: W,
+    tier: W,
     s: &mut [W::Reg; GROUP],
     row: &Row,
     (h, karatsuba): (&[W::Reg; GROUP], &[W::Reg; GROUP]),
 ) {
     for (g, s) in s.iter_mut().enumerate() {
         horner_step(
-            width,
+            tier,
             s,
-            width.load_blocks(row, g * W::BLOCKS),
+            tier.load_blocks(row, g * W::BLOCKS),
             (h[g], karatsuba[g]),
         );
     }
@@ -641,17 +631,17 @@ fn horner_row<W: Tier>(
 /// Section 4: tag = AES(record encryption key, (S xor nonce) with the top bit cleared).
 #[inline(always)]
 fn tags_of<W: Tier, const ROUNDS: usize>(
-    width: W,
+    tier: W,
     keys: &[[W::Reg; GROUP]; 15],
     s: [W::Reg; GROUP],
     nonces: &[W::Reg; GROUP],
 ) -> [W::Reg; GROUP] {
-    let top_bit = width.broadcast(top_bit());
-    let mut tags = [width.zero(); GROUP];
+    let top_bit = tier.broadcast(top_bit());
+    let mut tags = [tier.zero(); GROUP];
     for ((tag, s), &nonce) in tags.iter_mut().zip(s).zip(nonces) {
-        *tag = width.and_not(top_bit, width.xor(s, nonce));
+        *tag = tier.and_not(top_bit, tier.xor(s, nonce));
     }
-    encrypt_each::<W, ROUNDS>(width, keys, &mut tags);
+    encrypt_each::<W, ROUNDS>(tier, keys, &mut tags);
     tags
 }
 
@@ -665,7 +655,7 @@ fn tags_of<W: Tier, const ROUNDS: usize>(
 /// a 64-byte message of a batch took 58 more AArch64 instructions, qemu count.)
 #[inline(always)]
 fn counter_mode<W: Tier, const ROUNDS: usize>(
-    width: W,
+    tier: W,
     jobs: &mut [SivJob<'_>],
     group: &[Member],
     scratch: &mut GroupScratch<W>,
@@ -674,16 +664,16 @@ fn counter_mode<W: Tier, const ROUNDS: usize>(
     if W::BLOCKS == 1 {
         for (g, (member, &tag)) in group.iter().zip(tags).enumerate() {
             let keys = core::array::from_fn(|round| scratch.encryption[round][g]);
-            let counter = counter_block(width.narrow(), width.block(tag, 0));
-            let mut counter = Counter::<W, SivLayout>::new(width, counter);
+            let counter = counter_block(tier.narrow(), tier.block(tag, 0));
+            let mut counter = Counter::<W, SivLayout>::new(tier, counter);
             let text = (&mut *jobs[member.job].data).into();
-            apply_keystream::<W, SivLayout, ROUNDS>(width, &keys, &mut counter, text);
+            apply_keystream::<W, SivLayout, ROUNDS>(tier, &keys, &mut counter, text);
         }
         return;
     }
-    keystream_of::<W, ROUNDS>(width, scratch, tags, text_blocks(jobs, group));
+    keystream_of::<W, ROUNDS>(tier, scratch, tags, text_blocks(jobs, group));
     for (lane, member) in group.iter().enumerate() {
-        xor_keystream(width, jobs[member.job].data, &scratch.keystream, lane);
+        xor_keystream(tier, jobs[member.job].data, &scratch.keystream, lane);
     }
 }
 
@@ -710,26 +700,26 @@ fn text_blocks(jobs: &[SivJob<'_>], group: &[Member]) -> usize {
 /// messages) to 7.6 % (300 bytes) more instructions in all.
 #[inline(always)]
 fn keystream_of<W: Tier, const ROUNDS: usize>(
-    width: W,
+    tier: W,
     scratch: &mut GroupScratch<W>,
     tags: &[W::Reg; GROUP],
     blocks: usize,
 ) {
-    let top_bit = width.broadcast(top_bit());
-    let mut counters = [width.zero(); GROUP];
+    let top_bit = tier.broadcast(top_bit());
+    let mut counters = [tier.zero(); GROUP];
     for (counter, &tag) in counters.iter_mut().zip(tags) {
-        *counter = width.or(tag, top_bit);
+        *counter = tier.or(tag, top_bit);
     }
     for (i, row) in scratch.keystream.iter_mut().take(blocks).enumerate() {
         // The counter is the first 32-bit word, little-endian, wrapping mod 2^32.
-        let offset = width.broadcast(block_from(i as u128));
-        let mut states = [width.zero(); GROUP];
+        let offset = tier.broadcast(block_from(i as u128));
+        let mut states = [tier.zero(); GROUP];
         for (state, &counter) in states.iter_mut().zip(&counters) {
-            *state = width.add32(counter, offset);
+            *state = tier.add32(counter, offset);
         }
-        encrypt_each::<W, ROUNDS>(width, &scratch.encryption, &mut states);
+        encrypt_each::<W, ROUNDS>(tier, &scratch.encryption, &mut states);
         for (g, state) in states.into_iter().enumerate() {
-            width.store_blocks(state, row, g * W::BLOCKS);
+            tier.store_blocks(state, row, g * W::BLOCKS);
         }
     }
 }
@@ -740,27 +730,27 @@ fn keystream_of<W: Tier, const ROUNDS: usize>(
 /// together, and the keystream's rows overlap one another in the out-of-order window.
 #[inline(always)]
 fn encrypt_each<W: Tier, const ROUNDS: usize>(
-    width: W,
+    tier: W,
     keys: &[[W::Reg; GROUP]; 15],
     blocks: &mut [W::Reg; GROUP],
 ) {
     for (block, &key) in blocks.iter_mut().zip(&keys[0]) {
-        *block = width.xor(*block, key);
+        *block = tier.xor(*block, key);
     }
     for_each_middle_round!(W, ROUNDS, |round| {
         for (block, &key) in blocks.iter_mut().zip(&keys[round]) {
-            *block = width.aesenc(*block, key);
+            *block = tier.aes_round(*block, key);
         }
     });
     for (block, &key) in blocks.iter_mut().zip(&keys[ROUNDS]) {
-        *block = width.aesenclast(*block, key);
+        *block = tier.aes_last_round(*block, key);
     }
 }
 
 /// XORs lane `lane`'s keystream into `data` (at most one block per keystream row).
 #[inline(always)]
-fn xor_keystream<W: Tier>(width: W, data: &mut [u8], keystream: &[Row], lane: usize) {
-    let narrow = width.narrow();
+fn xor_keystream<W: Tier>(tier: W, data: &mut [u8], keystream: &[Row], lane: usize) {
+    let narrow = tier.narrow();
     // A short keystream would leave plaintext in place: never silently.
     assert!(
         keystream.len() >= data.len().div_ceil(16) && lane < MAX_LANES,
@@ -773,7 +763,7 @@ fn xor_keystream<W: Tier>(width: W, data: &mut [u8], keystream: &[Row], lane: us
     }
     if has_partial {
         let row = &keystream[whole_count];
-        let block = width.load_last_partial(data);
-        width.store_last_partial(narrow.xor(block, row[lane]), data);
+        let block = tier.load_last_partial(data);
+        tier.store_last_partial(narrow.xor(block, row[lane]), data);
     }
 }

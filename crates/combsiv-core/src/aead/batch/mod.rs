@@ -87,24 +87,16 @@ pub(super) fn hashed_blocks(job: &SivJob<'_>) -> usize {
 /// Seals every job: short ones in groups ordered by their hashed block count, the others
 /// (and those that do not fill a last group) one at a time.
 #[inline(always)]
-pub(crate) fn seal_jobs<W: Tier>(
-    width: W,
-    key_generating_key: &RoundKeys,
-    jobs: &mut [SivJob<'_>],
-) {
-    run_jobs::<W, false>(width, key_generating_key, jobs);
+pub(crate) fn seal_jobs<W: Tier>(tier: W, key_generating_key: &RoundKeys, jobs: &mut [SivJob<'_>]) {
+    run_jobs::<W, false>(tier, key_generating_key, jobs);
 }
 
 /// Opens every job as [`seal_jobs`] seals them: each job's tag is checked in constant time,
 /// and a job that fails is zeroed (through the one failure path every decryption takes) and
 /// marked not authentic.
 #[inline(always)]
-pub(crate) fn open_jobs<W: Tier>(
-    width: W,
-    key_generating_key: &RoundKeys,
-    jobs: &mut [SivJob<'_>],
-) {
-    run_jobs::<W, true>(width, key_generating_key, jobs);
+pub(crate) fn open_jobs<W: Tier>(tier: W, key_generating_key: &RoundKeys, jobs: &mut [SivJob<'_>]) {
+    run_jobs::<W, true>(tier, key_generating_key, jobs);
 }
 
 /// [`seal_jobs`] or, with `OPEN`, [`open_jobs`].
@@ -112,22 +104,22 @@ pub(crate) fn open_jobs<W: Tier>(
 /// (No closures here: a closure's body would not inherit the kernel's target features.)
 #[inline(always)]
 fn run_jobs<W: Tier, const OPEN: bool>(
-    width: W,
+    tier: W,
     key_generating_key: &RoundKeys,
     jobs: &mut [SivJob<'_>],
 ) {
     let Some(groups) = Groups::new(GROUP * W::BLOCKS, W::BATCH_GROUP_BLOCKS, jobs) else {
         for job in jobs.iter_mut().filter(|job| is_short_job::<W>(job)) {
-            run_one::<W, OPEN>(width, key_generating_key, job);
+            run_one::<W, OPEN>(tier, key_generating_key, job);
         }
-        long_jobs::<OPEN>(width.token(), key_generating_key, jobs);
+        long_jobs::<OPEN>(tier.token(), key_generating_key, jobs);
         return;
     };
-    let mut wide_keys = broadcast(width, key_generating_key.schedule());
+    let mut wide_keys = broadcast(tier, key_generating_key.schedule());
     {
         // Wiped where it lies when the block ends: `drop(scratch)` copied its 4 KB (with
         // AVX-512) to a new place first.
-        let mut scratch = GroupScratch::new(width, groups.longest());
+        let mut scratch = GroupScratch::new(tier, groups.longest());
         for group in groups.full() {
             let args = Group {
                 key_generating_key: &wide_keys,
@@ -136,10 +128,10 @@ fn run_jobs<W: Tier, const OPEN: bool>(
                 scratch: &mut scratch,
             };
             match (OPEN, key_generating_key.size()) {
-                (false, AesKeySize::Aes128) => seal_group::<W, 10>(width, args),
-                (false, AesKeySize::Aes256) => seal_group::<W, 14>(width, args),
-                (true, AesKeySize::Aes128) => open_group::<W, 10>(width, args),
-                (true, AesKeySize::Aes256) => open_group::<W, 14>(width, args),
+                (false, AesKeySize::Aes128) => seal_group::<W, 10>(tier, args),
+                (false, AesKeySize::Aes256) => seal_group::<W, 14>(tier, args),
+                (true, AesKeySize::Aes128) => open_group::<W, 10>(tier, args),
+                (true, AesKeySize::Aes256) => open_group::<W, 14>(tier, args),
             }
         }
     }
@@ -150,13 +142,13 @@ fn run_jobs<W: Tier, const OPEN: bool>(
         .iter()
         .filter(|member| member.blocks <= W::BATCH_GROUP_BLOCKS)
     {
-        run_one::<W, OPEN>(width, key_generating_key, &mut jobs[member.job]);
+        run_one::<W, OPEN>(tier, key_generating_key, &mut jobs[member.job]);
     }
     if alone
         .last()
         .is_some_and(|member| member.blocks > W::BATCH_GROUP_BLOCKS)
     {
-        long_jobs::<OPEN>(width.token(), key_generating_key, jobs);
+        long_jobs::<OPEN>(tier.token(), key_generating_key, jobs);
     }
 }
 
@@ -169,13 +161,13 @@ pub(super) fn is_short_job<W: Tier>(job: &SivJob<'_>) -> bool {
 /// [`gcm_siv_long_jobs`] with the stitched loop's products the tier asks for
 /// ([`TierToken::schoolbook_stitched`]; a seal has no stitched loop).
 fn long_jobs<const OPEN: bool>(
-    tier: TierToken,
+    token: TierToken,
     key_generating_key: &RoundKeys,
     jobs: &mut [SivJob<'_>],
 ) {
-    if OPEN && tier.schoolbook_stitched() {
-        gcm_siv_long_jobs::<true, true>(tier, key_generating_key, jobs);
+    if OPEN && token.schoolbook_stitched() {
+        gcm_siv_long_jobs::<true, true>(token, key_generating_key, jobs);
     } else {
-        gcm_siv_long_jobs::<OPEN, false>(tier, key_generating_key, jobs);
+        gcm_siv_long_jobs::<OPEN, false>(token, key_generating_key, jobs);
     }
 }

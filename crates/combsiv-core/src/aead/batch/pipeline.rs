@@ -11,9 +11,11 @@ use super::super::{check_tag, open_or_wipe};
 use super::is_short_job;
 use crate::aead::SivJob;
 use crate::aes::AesKeySize;
+use crate::aes::ctr::{Counter, apply_keystream};
+use crate::aes::kernels::RoundKeys;
 #[cfg(target_arch = "aarch64")]
 use crate::aes::kernels::broadcast;
-use crate::aes::kernels::{Counter, KeySchedule, RoundKeys, apply_keystream};
+use crate::aes::key_expansion::KeySchedule;
 use crate::cpu::{Block, Kernel, Tier, load_block, per_tier, store_block};
 use crate::field::kernels::{PowerTable, absorb_padded};
 use crate::layout::SivLayout;
@@ -29,13 +31,13 @@ per_tier! {
 
 #[inline(always)]
 fn long_jobs<W: Tier, const OPEN: bool, const SCHOOLBOOK: bool>(
-    width: W,
+    tier: W,
     key_generating_key: &RoundKeys,
     jobs: &mut [SivJob<'_>],
 ) {
     match key_generating_key.size() {
-        AesKeySize::Aes128 => pipeline::<W, 10, OPEN, SCHOOLBOOK>(width, key_generating_key, jobs),
-        AesKeySize::Aes256 => pipeline::<W, 14, OPEN, SCHOOLBOOK>(width, key_generating_key, jobs),
+        AesKeySize::Aes128 => pipeline::<W, 10, OPEN, SCHOOLBOOK>(tier, key_generating_key, jobs),
+        AesKeySize::Aes256 => pipeline::<W, 14, OPEN, SCHOOLBOOK>(tier, key_generating_key, jobs),
     }
 }
 
@@ -72,15 +74,15 @@ impl Drop for Pending {
 /// single calls on VAES (1.03x on AES-NI), 64 x 576 bytes 1.07-1.19x.
 #[inline(always)]
 fn pipeline<W: Tier, const ROUNDS: usize, const OPEN: bool, const SCHOOLBOOK: bool>(
-    width: W,
+    tier: W,
     key_generating_key: &RoundKeys,
     jobs: &mut [SivJob<'_>],
 ) {
-    let narrow = width.narrow();
+    let narrow = tier.narrow();
     // Two slots of broadcast record encryption keys and POLYVAL tables: this message's, and
     // the pending one's.
     let mut hash_keys = [PowerTable::empty(narrow), PowerTable::empty(narrow)];
-    let mut wide = [[width.zero(); 15]; 2];
+    let mut wide = [[tier.zero(); 15]; 2];
     let mut current = 0;
     let mut pending: Option<Pending> = None;
     for index in 0..jobs.len() {
@@ -95,13 +97,13 @@ fn pipeline<W: Tier, const ROUNDS: usize, const OPEN: bool, const SCHOOLBOOK: bo
         };
         let slot = (&mut hash_keys[current], &mut wide[current]);
         let (encryption, s) =
-            record_keys_and_aad::<W, ROUNDS>(width, &message, job.data.len(), slot);
+            record_keys_and_aad::<W, ROUNDS>(tier, &message, job.data.len(), slot);
         // The table must be built here, ahead of the pass below, not sunk past it.
         core::hint::black_box(&hash_keys[current]);
         if let Some(previous) = pending.take() {
             let other = 1 - current;
             complete::<W, ROUNDS, OPEN, SCHOOLBOOK>(
-                width,
+                tier,
                 (&wide[other], &hash_keys[other]),
                 previous,
                 jobs,
@@ -114,9 +116,9 @@ fn pipeline<W: Tier, const ROUNDS: usize, const OPEN: bool, const SCHOOLBOOK: bo
             let lengths = Some(length_block(job.aad.len(), job.data.len()));
             let data = (&*job.data, 0);
             #[cfg(not(target_arch = "aarch64"))]
-            let s = absorb_padded::<W, SivLayout>(width, &hash_keys[current], s, data, lengths);
+            let s = absorb_padded::<W, SivLayout>(tier, &hash_keys[current], s, data, lengths);
             #[cfg(target_arch = "aarch64")]
-            let s = polyval_pass(width.token(), &hash_keys[current], s, data, lengths);
+            let s = polyval_pass(tier.token(), &hash_keys[current], s, data, lengths);
             let tag = tag_of::<ROUNDS>(narrow, &encryption, s, &job.nonce);
             job.tag = store_block(tag);
             tag
@@ -131,7 +133,7 @@ fn pipeline<W: Tier, const ROUNDS: usize, const OPEN: bool, const SCHOOLBOOK: bo
     if let Some(previous) = pending {
         let other = 1 - current;
         complete::<W, ROUNDS, OPEN, SCHOOLBOOK>(
-            width,
+            tier,
             (&wide[other], &hash_keys[other]),
             previous,
             jobs,
@@ -145,12 +147,12 @@ fn pipeline<W: Tier, const ROUNDS: usize, const OPEN: bool, const SCHOOLBOOK: bo
 /// mismatch (opening).
 #[inline(always)]
 fn complete<W: Tier, const ROUNDS: usize, const OPEN: bool, const SCHOOLBOOK: bool>(
-    width: W,
+    tier: W,
     (keys, hash_key): (&[W::Reg; 15], &PowerTable),
     message: Pending,
     jobs: &mut [SivJob<'_>],
 ) {
-    let narrow = width.narrow();
+    let narrow = tier.narrow();
     let job = &mut jobs[message.job];
     let tag = if OPEN {
         load_block(&job.tag)
@@ -162,11 +164,11 @@ fn complete<W: Tier, const ROUNDS: usize, const OPEN: bool, const SCHOOLBOOK: bo
     if OPEN {
         let lengths = length_block(job.aad.len(), buf.len());
         let s = ctr_and_hash_rounds::<W, SivLayout, true, ROUNDS, SCHOOLBOOK>(
-            width,
+            tier,
             (keys, hash_key),
             (
                 message.value,
-                &mut Counter::<W, SivLayout>::new(width, counter),
+                &mut Counter::<W, SivLayout>::new(tier, counter),
             ),
             buf.reborrow(),
             lengths,
@@ -176,11 +178,11 @@ fn complete<W: Tier, const ROUNDS: usize, const OPEN: bool, const SCHOOLBOOK: bo
         job.authentic = open_or_wipe(buf, |_| check_tag(&expected, &received)).is_ok();
     } else {
         #[cfg(not(target_arch = "aarch64"))]
-        let mut counter = Counter::<W, SivLayout>::new(width, counter);
+        let mut counter = Counter::<W, SivLayout>::new(tier, counter);
         #[cfg(not(target_arch = "aarch64"))]
-        apply_keystream::<W, SivLayout, ROUNDS>(width, keys, &mut counter, buf);
+        apply_keystream::<W, SivLayout, ROUNDS>(tier, keys, &mut counter, buf);
         #[cfg(target_arch = "aarch64")]
-        counter_pass::<ROUNDS>(width.token(), &message.encryption, counter, buf);
+        counter_pass::<ROUNDS>(tier.token(), &message.encryption, counter, buf);
     }
 }
 
@@ -204,13 +206,13 @@ per_tier! {
 #[cfg(target_arch = "aarch64")]
 #[inline(always)]
 fn polyval_pass_kernel<W: Tier>(
-    width: W,
+    tier: W,
     hash_key: &PowerTable,
     s: Block,
     data: (&[u8], usize),
     lengths: Option<Block>,
 ) -> Block {
-    absorb_padded::<W, SivLayout>(width, hash_key, s, data, lengths)
+    absorb_padded::<W, SivLayout>(tier, hash_key, s, data, lengths)
 }
 
 #[cfg(target_arch = "aarch64")]
@@ -226,14 +228,14 @@ per_tier! {
 #[cfg(target_arch = "aarch64")]
 #[inline(always)]
 fn counter_pass_kernel<W: Tier, const ROUNDS: usize>(
-    width: W,
+    tier: W,
     encryption: &KeySchedule,
     counter: Block,
     data: InOutBuf<'_, '_, u8>,
 ) {
-    let mut keys = broadcast(width, encryption);
-    let mut counter = Counter::<W, SivLayout>::new(width, counter);
-    apply_keystream::<W, SivLayout, ROUNDS>(width, &keys, &mut counter, data);
+    let mut keys = broadcast(tier, encryption);
+    let mut counter = Counter::<W, SivLayout>::new(tier, counter);
+    apply_keystream::<W, SivLayout, ROUNDS>(tier, &keys, &mut counter, data);
     keys.zeroize();
 }
 
@@ -244,7 +246,7 @@ fn counter_pass_kernel<W: Tier, const ROUNDS: usize>(
 /// larger function), and a batch must never be slower than the loop it replaces.
 #[inline(always)]
 pub(super) fn run_one<W: Tier, const OPEN: bool>(
-    width: W,
+    tier: W,
     key_generating_key: &RoundKeys,
     job: &mut SivJob<'_>,
 ) {
@@ -256,16 +258,16 @@ pub(super) fn run_one<W: Tier, const OPEN: bool>(
     let mut buf: InOutBuf<'_, '_, u8> = (&mut *job.data).into();
     if OPEN {
         let received = job.tag;
-        let tier = width.token().for_message(Kernel::SivOpen, buf.len());
+        let token = tier.token().for_message(Kernel::SivOpen, buf.len());
         let opened = buf.reborrow();
-        let expected = if tier.schoolbook_stitched() {
-            super::super::kernels::gcm_siv_open::<true>(tier, &message, opened, &received)
+        let expected = if token.schoolbook_stitched() {
+            super::super::kernels::gcm_siv_open::<true>(token, &message, opened, &received)
         } else {
-            super::super::kernels::gcm_siv_open::<false>(tier, &message, opened, &received)
+            super::super::kernels::gcm_siv_open::<false>(token, &message, opened, &received)
         };
         job.authentic = open_or_wipe(buf, |_| check_tag(&expected, &received)).is_ok();
     } else {
-        let tier = width.token().for_message(Kernel::SivSeal, buf.len());
-        job.tag = super::super::kernels::gcm_siv_seal(tier, &message, buf);
+        let token = tier.token().for_message(Kernel::SivSeal, buf.len());
+        job.tag = super::super::kernels::gcm_siv_seal(token, &message, buf);
     }
 }

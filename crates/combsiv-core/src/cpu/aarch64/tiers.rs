@@ -148,6 +148,17 @@ fn carryless(x: u64, y: u64) -> uint8x16_t {
     vreinterpretq_u8_p128(vmull_p64(x, y))
 }
 
+/// The carry-less product of 64-bit half `A` of `a` and half `B` of `b` (0 low, 1 high), by
+/// PMULL on the two halves moved to general registers.
+#[inline(always)]
+fn product_of_halves<const A: i32, const B: i32>(a: uint8x16_t, b: uint8x16_t) -> uint8x16_t {
+    let (a, b) = (u64s(a), u64s(b));
+    // SAFETY: NEON is part of the AArch64 baseline; the lane indices are 0 or 1.
+    let (x, y) = unsafe { (vgetq_lane_u64::<A>(a), vgetq_lane_u64::<B>(b)) };
+    // SAFETY: the tier's token, which every caller holds, proves PMULL.
+    unsafe { carryless(x, y) }
+}
+
 /// The product of the high halves of `a` and `b` (PMULL2): written as such, so that LLVM
 /// does not move the halves into low lanes first (a DUP or a replicating load per product,
 /// on the SIMD pipes the AES rounds need).
@@ -399,31 +410,31 @@ impl<const EOR3: bool> Tier for Neon<EOR3> {
     }
 
     #[inline(always)]
-    fn aesenc(self, state: uint8x16_t, key: uint8x16_t) -> uint8x16_t {
+    fn aes_round(self, state: uint8x16_t, key: uint8x16_t) -> uint8x16_t {
         // SAFETY: the token proves the AES instructions.
         unsafe { round(state, key) }
     }
 
     #[inline(always)]
-    fn aesenclast(self, state: uint8x16_t, key: uint8x16_t) -> uint8x16_t {
+    fn aes_last_round(self, state: uint8x16_t, key: uint8x16_t) -> uint8x16_t {
         // SAFETY: the token proves the AES instructions.
         unsafe { last_round(state, key) }
     }
 
     #[inline(always)]
-    fn aesdec(self, state: uint8x16_t, key: uint8x16_t) -> uint8x16_t {
+    fn aes_inverse_round(self, state: uint8x16_t, key: uint8x16_t) -> uint8x16_t {
         // SAFETY: the token proves the AES instructions.
         unsafe { inverse_round(state, key) }
     }
 
     #[inline(always)]
-    fn aesdeclast(self, state: uint8x16_t, key: uint8x16_t) -> uint8x16_t {
+    fn aes_inverse_last_round(self, state: uint8x16_t, key: uint8x16_t) -> uint8x16_t {
         // SAFETY: the token proves the AES instructions.
         unsafe { inverse_last_round(state, key) }
     }
 
     #[inline(always)]
-    fn inv_mix_columns(self, key: uint8x16_t) -> uint8x16_t {
+    fn aes_inverse_mix_columns(self, key: uint8x16_t) -> uint8x16_t {
         // SAFETY: the token proves the AES instructions.
         unsafe { inverse_mix(key) }
     }
@@ -436,29 +447,23 @@ impl<const EOR3: bool> Tier for Neon<EOR3> {
     fn pin(self, _: &mut uint8x16_t) {}
 
     #[inline(always)]
-    fn clmul<const SELECT: i32>(self, a: uint8x16_t, b: uint8x16_t) -> uint8x16_t {
-        // `SELECT` bit 0 picks the half of `a`, bit 4 that of `b` (PCLMULQDQ's immediate).
-        if SELECT == 0x11 {
-            // SAFETY: the token proves PMULL2.
-            return unsafe { carryless_high(a, b) };
-        }
-        let (a, b) = (u64s(a), u64s(b));
-        // SAFETY: NEON is part of the AArch64 baseline.
-        let (x, y) = unsafe {
-            (
-                if SELECT & 1 == 0 {
-                    vgetq_lane_u64::<0>(a)
-                } else {
-                    vgetq_lane_u64::<1>(a)
-                },
-                if SELECT & 0x10 == 0 {
-                    vgetq_lane_u64::<0>(b)
-                } else {
-                    vgetq_lane_u64::<1>(b)
-                },
-            )
-        };
-        // SAFETY: the token proves PMULL.
-        unsafe { carryless(x, y) }
+    fn mul_low_halves(self, a: uint8x16_t, b: uint8x16_t) -> uint8x16_t {
+        product_of_halves::<0, 0>(a, b)
+    }
+
+    #[inline(always)]
+    fn mul_high_halves(self, a: uint8x16_t, b: uint8x16_t) -> uint8x16_t {
+        // SAFETY: the token proves PMULL2.
+        unsafe { carryless_high(a, b) }
+    }
+
+    #[inline(always)]
+    fn mul_high_by_low(self, a: uint8x16_t, b: uint8x16_t) -> uint8x16_t {
+        product_of_halves::<1, 0>(a, b)
+    }
+
+    #[inline(always)]
+    fn mul_low_by_high(self, a: uint8x16_t, b: uint8x16_t) -> uint8x16_t {
+        product_of_halves::<0, 1>(a, b)
     }
 }

@@ -141,24 +141,24 @@ impl Tier for Pair {
         core::array::from_fn(|j| each(|i| halves[i][j]))
     }
 
-    fn aesenc(self, state: [__m128i; 2], key: [__m128i; 2]) -> [__m128i; 2] {
-        each(|i| self.0.aesenc(state[i], key[i]))
+    fn aes_round(self, state: [__m128i; 2], key: [__m128i; 2]) -> [__m128i; 2] {
+        each(|i| self.0.aes_round(state[i], key[i]))
     }
 
-    fn aesenclast(self, state: [__m128i; 2], key: [__m128i; 2]) -> [__m128i; 2] {
-        each(|i| self.0.aesenclast(state[i], key[i]))
+    fn aes_last_round(self, state: [__m128i; 2], key: [__m128i; 2]) -> [__m128i; 2] {
+        each(|i| self.0.aes_last_round(state[i], key[i]))
     }
 
-    fn aesdec(self, state: [__m128i; 2], key: [__m128i; 2]) -> [__m128i; 2] {
-        each(|i| self.0.aesdec(state[i], key[i]))
+    fn aes_inverse_round(self, state: [__m128i; 2], key: [__m128i; 2]) -> [__m128i; 2] {
+        each(|i| self.0.aes_inverse_round(state[i], key[i]))
     }
 
-    fn aesdeclast(self, state: [__m128i; 2], key: [__m128i; 2]) -> [__m128i; 2] {
-        each(|i| self.0.aesdeclast(state[i], key[i]))
+    fn aes_inverse_last_round(self, state: [__m128i; 2], key: [__m128i; 2]) -> [__m128i; 2] {
+        each(|i| self.0.aes_inverse_last_round(state[i], key[i]))
     }
 
-    fn inv_mix_columns(self, key: [__m128i; 2]) -> [__m128i; 2] {
-        each(|i| self.0.inv_mix_columns(key[i]))
+    fn aes_inverse_mix_columns(self, key: [__m128i; 2]) -> [__m128i; 2] {
+        each(|i| self.0.aes_inverse_mix_columns(key[i]))
     }
 
     fn pin(self, reg: &mut [__m128i; 2]) {
@@ -167,8 +167,20 @@ impl Tier for Pair {
         }
     }
 
-    fn clmul<const SELECT: i32>(self, a: [__m128i; 2], b: [__m128i; 2]) -> [__m128i; 2] {
-        each(|i| self.0.clmul::<SELECT>(a[i], b[i]))
+    fn mul_low_halves(self, a: [__m128i; 2], b: [__m128i; 2]) -> [__m128i; 2] {
+        each(|i| self.0.mul_low_halves(a[i], b[i]))
+    }
+
+    fn mul_high_halves(self, a: [__m128i; 2], b: [__m128i; 2]) -> [__m128i; 2] {
+        each(|i| self.0.mul_high_halves(a[i], b[i]))
+    }
+
+    fn mul_high_by_low(self, a: [__m128i; 2], b: [__m128i; 2]) -> [__m128i; 2] {
+        each(|i| self.0.mul_high_by_low(a[i], b[i]))
+    }
+
+    fn mul_low_by_high(self, a: [__m128i; 2], b: [__m128i; 2]) -> [__m128i; 2] {
+        each(|i| self.0.mul_low_by_high(a[i], b[i]))
     }
 }
 

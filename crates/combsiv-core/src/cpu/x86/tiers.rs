@@ -21,16 +21,45 @@ use crate::cpu::{Tier, partial};
 
 /// GCM-SIV's short path, both tiers: up to three chunks of eight powers. Each further chunk
 /// costs one more multiplication and reduction in the chain; the table path, which longer
-/// messages take, waits on 16 powers stored and reloaded. On Zen 3 (minimum cycles per
-/// message) 128 bytes sealed in 360 cycles on the table path against 239 with two chunks, 256
-/// bytes in 404 against 331 with three, 368 bytes 480 against 439 (VAES; AES-NI 324 to 256,
-/// 389 to 367, 482 to 466). Four chunks were not tried: the short path's counter mode runs at
-/// width 1, the table path's at full width.
+/// messages take, waits on 16 powers stored and reloaded. On Zen 3 three chunks sealed 256
+/// bytes in 331 cycles against the table path's 404 (VAES, minimum per message); four were
+/// not tried, as the short path's counter mode runs one block per register.
 const SIV_SHORT_CHUNKS: usize = 3;
 
 const _: () = assert!(<Aesni as Tier>::BATCH_GROUP_BLOCKS <= MAX_BATCH_GROUP_BLOCKS);
 const _: () = assert!(<Vaes as Tier>::BATCH_GROUP_BLOCKS <= MAX_BATCH_GROUP_BLOCKS);
 const _: () = assert!(<Avx512 as Tier>::BATCH_GROUP_BLOCKS <= MAX_BATCH_GROUP_BLOCKS);
+
+/// [`Tier`]'s four carry-less products through PCLMULQDQ's intrinsic at one width, whose
+/// immediate picks the halves (bit 0 that of `a`, bit 4 that of `b`). Expanded in each
+/// tier's impl, whose token proves the intrinsic's features.
+macro_rules! carryless_products {
+    ($reg:ty, $clmul:ident) => {
+        #[inline(always)]
+        fn mul_low_halves(self, a: $reg, b: $reg) -> $reg {
+            // SAFETY: the token of the tier whose impl this is proves (V)PCLMULQDQ.
+            unsafe { $clmul::<0x00>(a, b) }
+        }
+
+        #[inline(always)]
+        fn mul_high_halves(self, a: $reg, b: $reg) -> $reg {
+            // SAFETY: as for `mul_low_halves`.
+            unsafe { $clmul::<0x11>(a, b) }
+        }
+
+        #[inline(always)]
+        fn mul_high_by_low(self, a: $reg, b: $reg) -> $reg {
+            // SAFETY: as for `mul_low_halves`.
+            unsafe { $clmul::<0x01>(a, b) }
+        }
+
+        #[inline(always)]
+        fn mul_low_by_high(self, a: $reg, b: $reg) -> $reg {
+            // SAFETY: as for `mul_low_halves`.
+            unsafe { $clmul::<0x10>(a, b) }
+        }
+    };
+}
 
 impl<const MASKED: bool> Tier for Xmm<MASKED> {
     type Reg = __m128i;
@@ -207,31 +236,31 @@ impl<const MASKED: bool> Tier for Xmm<MASKED> {
     }
 
     #[inline(always)]
-    fn aesenc(self, state: __m128i, key: __m128i) -> __m128i {
+    fn aes_round(self, state: __m128i, key: __m128i) -> __m128i {
         // SAFETY: the Xmm token proves AES-NI.
         unsafe { _mm_aesenc_si128(state, key) }
     }
 
     #[inline(always)]
-    fn aesenclast(self, state: __m128i, key: __m128i) -> __m128i {
+    fn aes_last_round(self, state: __m128i, key: __m128i) -> __m128i {
         // SAFETY: the Xmm token proves AES-NI.
         unsafe { _mm_aesenclast_si128(state, key) }
     }
 
     #[inline(always)]
-    fn aesdec(self, state: __m128i, key: __m128i) -> __m128i {
+    fn aes_inverse_round(self, state: __m128i, key: __m128i) -> __m128i {
         // SAFETY: the Xmm token proves AES-NI.
         unsafe { _mm_aesdec_si128(state, key) }
     }
 
     #[inline(always)]
-    fn aesdeclast(self, state: __m128i, key: __m128i) -> __m128i {
+    fn aes_inverse_last_round(self, state: __m128i, key: __m128i) -> __m128i {
         // SAFETY: the Xmm token proves AES-NI.
         unsafe { _mm_aesdeclast_si128(state, key) }
     }
 
     #[inline(always)]
-    fn inv_mix_columns(self, key: __m128i) -> __m128i {
+    fn aes_inverse_mix_columns(self, key: __m128i) -> __m128i {
         // SAFETY: the Xmm token proves AES-NI.
         unsafe { _mm_aesimc_si128(key) }
     }
@@ -246,11 +275,7 @@ impl<const MASKED: bool> Tier for Xmm<MASKED> {
         empty_asm!(xmm_reg, reg);
     }
 
-    #[inline(always)]
-    fn clmul<const SELECT: i32>(self, a: __m128i, b: __m128i) -> __m128i {
-        // SAFETY: the Xmm token proves PCLMULQDQ.
-        unsafe { _mm_clmulepi64_si128::<SELECT>(a, b) }
-    }
+    carryless_products!(__m128i, _mm_clmulepi64_si128);
 }
 
 impl<const MASKED: bool> Tier for Ymm<MASKED> {
@@ -439,34 +464,34 @@ impl<const MASKED: bool> Tier for Ymm<MASKED> {
     }
 
     #[inline(always)]
-    fn aesenc(self, state: __m256i, key: __m256i) -> __m256i {
+    fn aes_round(self, state: __m256i, key: __m256i) -> __m256i {
         // SAFETY: the Ymm token proves VAES and AVX.
         unsafe { _mm256_aesenc_epi128(state, key) }
     }
 
     #[inline(always)]
-    fn aesenclast(self, state: __m256i, key: __m256i) -> __m256i {
+    fn aes_last_round(self, state: __m256i, key: __m256i) -> __m256i {
         // SAFETY: the Ymm token proves VAES and AVX.
         unsafe { _mm256_aesenclast_epi128(state, key) }
     }
 
     #[inline(always)]
-    fn aesdec(self, state: __m256i, key: __m256i) -> __m256i {
+    fn aes_inverse_round(self, state: __m256i, key: __m256i) -> __m256i {
         // SAFETY: the Ymm token proves VAES and AVX.
         unsafe { _mm256_aesdec_epi128(state, key) }
     }
 
     #[inline(always)]
-    fn aesdeclast(self, state: __m256i, key: __m256i) -> __m256i {
+    fn aes_inverse_last_round(self, state: __m256i, key: __m256i) -> __m256i {
         // SAFETY: the Ymm token proves VAES and AVX.
         unsafe { _mm256_aesdeclast_epi128(state, key) }
     }
 
     #[inline(always)]
-    fn inv_mix_columns(self, key: __m256i) -> __m256i {
+    fn aes_inverse_mix_columns(self, key: __m256i) -> __m256i {
         // AESIMC has no 256-bit form: each half on its own.
         let narrow = self.aesni();
-        self.gather(|i| narrow.inv_mix_columns(self.block(key, i)))
+        self.gather(|i| narrow.aes_inverse_mix_columns(self.block(key, i)))
     }
 
     #[inline(always)]
@@ -480,11 +505,7 @@ impl<const MASKED: bool> Tier for Ymm<MASKED> {
         unsafe { pin_ymm(reg) }
     }
 
-    #[inline(always)]
-    fn clmul<const SELECT: i32>(self, a: __m256i, b: __m256i) -> __m256i {
-        // SAFETY: the Ymm token proves VPCLMULQDQ and AVX.
-        unsafe { _mm256_clmulepi64_epi128::<SELECT>(a, b) }
-    }
+    carryless_products!(__m256i, _mm256_clmulepi64_epi128);
 }
 
 impl Tier for Avx512 {
@@ -688,34 +709,34 @@ impl Tier for Avx512 {
     }
 
     #[inline(always)]
-    fn aesenc(self, state: __m512i, key: __m512i) -> __m512i {
+    fn aes_round(self, state: __m512i, key: __m512i) -> __m512i {
         // SAFETY: the Avx512 token proves VAES and AVX512F.
         unsafe { _mm512_aesenc_epi128(state, key) }
     }
 
     #[inline(always)]
-    fn aesenclast(self, state: __m512i, key: __m512i) -> __m512i {
+    fn aes_last_round(self, state: __m512i, key: __m512i) -> __m512i {
         // SAFETY: the Avx512 token proves VAES and AVX512F.
         unsafe { _mm512_aesenclast_epi128(state, key) }
     }
 
     #[inline(always)]
-    fn aesdec(self, state: __m512i, key: __m512i) -> __m512i {
+    fn aes_inverse_round(self, state: __m512i, key: __m512i) -> __m512i {
         // SAFETY: the Avx512 token proves VAES and AVX512F.
         unsafe { _mm512_aesdec_epi128(state, key) }
     }
 
     #[inline(always)]
-    fn aesdeclast(self, state: __m512i, key: __m512i) -> __m512i {
+    fn aes_inverse_last_round(self, state: __m512i, key: __m512i) -> __m512i {
         // SAFETY: the Avx512 token proves VAES and AVX512F.
         unsafe { _mm512_aesdeclast_epi128(state, key) }
     }
 
     #[inline(always)]
-    fn inv_mix_columns(self, key: __m512i) -> __m512i {
+    fn aes_inverse_mix_columns(self, key: __m512i) -> __m512i {
         // AESIMC has no 512-bit form: each block on its own.
         let narrow = Avx512::aesni(self);
-        self.gather(|i| narrow.inv_mix_columns(self.block(key, i)))
+        self.gather(|i| narrow.aes_inverse_mix_columns(self.block(key, i)))
     }
 
     #[inline(always)]
@@ -729,11 +750,7 @@ impl Tier for Avx512 {
         unsafe { pin_zmm(reg) }
     }
 
-    #[inline(always)]
-    fn clmul<const SELECT: i32>(self, a: __m512i, b: __m512i) -> __m512i {
-        // SAFETY: the Avx512 token proves VPCLMULQDQ and AVX512F.
-        unsafe { _mm512_clmulepi64_epi128::<SELECT>(a, b) }
-    }
+    carryless_products!(__m512i, _mm512_clmulepi64_epi128);
 }
 
 /// [`Tier::pin`] for a YMM register: `asm!` takes a YMM operand only where AVX is enabled
