@@ -29,7 +29,7 @@ use pyo3_arrow::input::AnyArray;
 use zeroize::Zeroizing;
 
 pub use self::budget::{Budget, Scheme};
-use self::values::{Layout, Output, Source, validity};
+use self::values::{Output, RowOffsets, Source, validity};
 use crate::aead::{Cipher, MAX_LEN, TAG_LEN, lock, maybe_detach, not_authentic, to_py};
 use crate::buffer::{BytesLike, Snapshot};
 
@@ -261,10 +261,10 @@ impl Aads<'_> {
 
 /// The output arrays' layouts: one per chunk, all large binary if the input was or if any
 /// chunk's output does not fit 32-bit offsets (a chunked result has one type).
-fn layouts(chunks: &[Source<'_>], len_of: impl Fn(&[u8]) -> usize) -> Vec<Layout> {
-    let mut layouts: Vec<Layout> = chunks
+fn layouts(chunks: &[Source<'_>], len_of: impl Fn(&[u8]) -> usize) -> Vec<RowOffsets> {
+    let mut layouts: Vec<RowOffsets> = chunks
         .iter()
-        .map(|chunk| Layout::new(chunk.iter().map(|row| row.map(&len_of)), chunk.large))
+        .map(|chunk| RowOffsets::new(chunk.iter().map(|row| row.map(&len_of)), chunk.large))
         .collect();
     let large = layouts.iter().any(|l| l.large || !l.fits_binary());
     for layout in &mut layouts {
@@ -282,7 +282,7 @@ struct Run<'a> {
 }
 
 /// The runs of a chunk whose output `layout` lays out in `out`.
-fn runs<'a>(layout: &Layout, mut out: &'a mut [u8], mut valid: &'a mut [bool]) -> Vec<Run<'a>> {
+fn runs<'a>(layout: &RowOffsets, mut out: &'a mut [u8], mut valid: &'a mut [bool]) -> Vec<Run<'a>> {
     let rows = layout.offsets.len() - 1;
     (0..rows)
         .step_by(RUN_ROWS)

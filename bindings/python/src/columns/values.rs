@@ -139,24 +139,24 @@ fn slice<'a, O: OffsetSizeTrait>(offsets: &[O], data: &'a [u8], i: usize) -> Opt
     Some(data.get(start..end).unwrap_or_default())
 }
 
-/// A binary array's layout before its bytes are written: each row's start and the total.
-pub struct Layout {
+/// Where each row of a binary array will start, before its bytes are written, and the total.
+pub struct RowOffsets {
     /// Each row's start in the values buffer, and the end of the last.
     pub offsets: Vec<usize>,
     /// Whether the array is a large binary one (64-bit offsets).
     pub large: bool,
 }
 
-impl Layout {
+impl RowOffsets {
     /// The layout of rows of `lens` bytes (`None` for a null, which takes none).
-    pub fn new(lens: impl Iterator<Item = Option<usize>>, large: bool) -> Layout {
+    pub fn new(lens: impl Iterator<Item = Option<usize>>, large: bool) -> RowOffsets {
         let mut offsets = vec![0];
         let mut end = 0usize;
         for len in lens {
             end = end.saturating_add(len.unwrap_or(0));
             offsets.push(end);
         }
-        Layout { offsets, large }
+        RowOffsets { offsets, large }
     }
 
     /// The bytes the values buffer needs.
@@ -170,7 +170,7 @@ impl Layout {
     }
 
     /// The offsets as Arrow stores them, 32- or 64-bit little-endian, written into `out`
-    /// ([`Layout::offsets_len`] bytes).
+    /// ([`RowOffsets::offsets_len`] bytes).
     fn write_offsets(&self, out: &mut [u8]) -> PyResult<()> {
         let too_large = || PyValueError::new_err("the result is too large for its offsets");
         let width = if self.large { 8 } else { 4 };
@@ -249,7 +249,7 @@ impl<'py> Output<'py> {
     /// non-null: a `pyarrow.Array`, or without pyarrow an object with `__arrow_c_array__`.
     pub fn array(
         &self,
-        layout: &Layout,
+        layout: &RowOffsets,
         values: OutBuffer<'py>,
         valid: Option<NullBuffer>,
     ) -> PyResult<Bound<'py, PyAny>> {
@@ -354,7 +354,7 @@ fn binary_array<O: OffsetSizeTrait>(
         .map(|&offset| O::from_usize(offset))
         .collect::<Option<_>>()
         .ok_or_else(|| PyValueError::new_err("the result is too large for its offsets"))?;
-    // The offsets start at 0 and never decrease (Layout::new), as `OffsetBuffer` requires.
+    // The offsets start at 0 and never decrease (RowOffsets::new), as `OffsetBuffer` requires.
     let offsets = OffsetBuffer::new(ScalarBuffer::from(offsets));
     let array =
         GenericBinaryArray::<O>::try_new(offsets, arrow_buffer::Buffer::from_vec(data), valid)
