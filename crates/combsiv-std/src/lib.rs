@@ -10,6 +10,7 @@
 
 extern crate alloc;
 
+pub mod c2sp;
 pub mod sealer;
 pub mod stream;
 

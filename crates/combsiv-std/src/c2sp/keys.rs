@@ -1,0 +1,167 @@
+//! A message's keys: HKDF-Expand with SHA-512 (RFC 5869 Section 2.3) from the input key, and
+//! the chunk AEAD under the derived key with its per-chunk nonces.
+
+use alloc::boxed::Box;
+
+use hmac::{Hmac, KeyInit, Mac};
+use sha2::Sha512;
+use zeroize::{Zeroize, Zeroizing};
+
+use super::{Aead, COMMITMENT_LEN, MAX_CHUNKS, SALT_LEN, TAG_LEN};
+use crate::stream::StreamError;
+use combsiv_core::{DynAesGcm, DynAesGcmSiv, Error};
+
+/// The fixed start of the derivation's info string.
+const INFO_PREFIX: &[u8] = b"c2sp.org/chunked-encryption@v1+";
+/// Length of the AEAD nonce; the spec asks for at least 96 bits, and both AEADs take 96.
+const NONCE_LEN: usize = 12;
+/// SHA-512's output length: HKDF-Expand's block.
+const HASH_LEN: usize = 64;
+
+/// The chunk AEAD of one message under its derived key, with its base nonce and the
+/// commitment derived beside them.
+pub(super) struct MessageKeys {
+    cipher: ChunkCipher,
+    base_nonce: [u8; NONCE_LEN],
+    pub(super) commitment: [u8; COMMITMENT_LEN],
+}
+
+/// Boxed: an AES-GCM key holds its table of hash powers, 1440 bytes.
+enum ChunkCipher {
+    Gcm(Box<DynAesGcm>),
+    GcmSiv(Box<DynAesGcmSiv>),
+}
+
+impl Drop for MessageKeys {
+    fn drop(&mut self) {
+        self.base_nonce.zeroize();
+        self.commitment.zeroize();
+    }
+}
+
+/// The input key's length for `aead`, or [`Error::InvalidKeyLength`].
+pub(super) fn check_input_key(aead: Aead, input_key: &[u8]) -> Result<(), StreamError> {
+    if input_key.len() == aead.key_size().key_len() {
+        Ok(())
+    } else {
+        Err(StreamError::Crypto(Error::InvalidKeyLength))
+    }
+}
+
+impl MessageKeys {
+    /// `key || base nonce || commitment = HKDF-Expand(input key, info)`, info being the
+    /// prefix, the AEAD's name, a zero byte, the salt and the context.
+    pub(super) fn derive(
+        aead: Aead,
+        input_key: &[u8],
+        salt: &[u8; SALT_LEN],
+        context: &[u8],
+    ) -> Result<MessageKeys, StreamError> {
+        check_input_key(aead, input_key)?;
+        let key_len = aead.key_size().key_len();
+        let mut okm_buffer = Zeroizing::new([0u8; 32 + NONCE_LEN + COMMITMENT_LEN]);
+        let okm = &mut okm_buffer[..key_len + NONCE_LEN + COMMITMENT_LEN];
+        let info: [&[u8]; 5] = [
+            INFO_PREFIX,
+            aead.iana_name().as_bytes(),
+            &[0],
+            salt,
+            context,
+        ];
+        hkdf_expand_sha512(input_key, &info, okm)?;
+        let (key, rest) = okm.split_at(key_len);
+        let (base_nonce, commitment) = rest.split_at(NONCE_LEN);
+        let cipher = if aead.is_gcm_siv() {
+            ChunkCipher::GcmSiv(Box::new(DynAesGcmSiv::new(key)?))
+        } else {
+            ChunkCipher::Gcm(Box::new(DynAesGcm::new(key)?))
+        };
+        let mut keys = MessageKeys {
+            cipher,
+            base_nonce: [0; NONCE_LEN],
+            commitment: [0; COMMITMENT_LEN],
+        };
+        keys.base_nonce.copy_from_slice(base_nonce);
+        keys.commitment.copy_from_slice(commitment);
+        Ok(keys)
+    }
+
+    /// The nonce of chunk `index`: the base nonce XOR the index, big-endian.
+    fn nonce(&self, index: u64) -> [u8; NONCE_LEN] {
+        let mut nonce = self.base_nonce;
+        for (byte, count) in nonce[NONCE_LEN - 8..].iter_mut().zip(index.to_be_bytes()) {
+            *byte ^= count;
+        }
+        nonce
+    }
+
+    /// Seals chunk `index` from `plaintext` into `sealed` (`plaintext.len() + TAG_LEN`
+    /// bytes, the tag last).
+    pub(super) fn seal(
+        &self,
+        index: u64,
+        plaintext: &[u8],
+        sealed: &mut [u8],
+    ) -> Result<(), StreamError> {
+        if index >= MAX_CHUNKS {
+            return Err(StreamError::Crypto(Error::InvalidLength));
+        }
+        let (body, tag) = sealed.split_at_mut(plaintext.len());
+        let nonce = self.nonce(index);
+        let computed = match &self.cipher {
+            ChunkCipher::Gcm(c) => c.encrypt_to_detached(&nonce, &[], plaintext, body)?,
+            ChunkCipher::GcmSiv(c) => c.encrypt_to_detached(&nonce, &[], plaintext, body)?,
+        };
+        tag.copy_from_slice(&computed);
+        Ok(())
+    }
+
+    /// Opens sealed chunk `index` (its ciphertext and tag) into `plaintext`
+    /// (`sealed.len() - TAG_LEN` bytes), which is zeroed unless the tag verifies.
+    pub(super) fn open(
+        &self,
+        index: u64,
+        sealed: &[u8],
+        plaintext: &mut [u8],
+    ) -> Result<(), StreamError> {
+        let corrupted = StreamError::Corrupted { chunk: index };
+        if index >= MAX_CHUNKS {
+            return Err(StreamError::Truncated { chunks: index });
+        }
+        let Some((body, tag)) = sealed.split_last_chunk::<TAG_LEN>() else {
+            return Err(corrupted);
+        };
+        let nonce = self.nonce(index);
+        match &self.cipher {
+            ChunkCipher::Gcm(c) => c.decrypt_to_detached(&nonce, &[], body, plaintext, tag),
+            ChunkCipher::GcmSiv(c) => c.decrypt_to_detached(&nonce, &[], body, plaintext, tag),
+        }
+        .map_err(|_| corrupted)
+    }
+}
+
+/// HKDF-Expand (RFC 5869 Section 2.3) with HMAC-SHA-512 and `prk` used as it is: C2SP skips
+/// HKDF-Extract for input keys that are uniformly random already, so `prk` is the 16- or
+/// 32-byte input key (shorter than the hash, which RFC 5869 allows HMAC but not HKDF's
+/// usual API). `info` is given in parts; `out` is at most 255 blocks.
+fn hkdf_expand_sha512(prk: &[u8], info: &[&[u8]], out: &mut [u8]) -> Result<(), StreamError> {
+    let mut previous = Zeroizing::new([0u8; HASH_LEN]);
+    let mut previous_len = 0;
+    for (counter, block) in (1u8..).zip(out.chunks_mut(HASH_LEN)) {
+        // HMAC takes a key of any length; the error cannot occur.
+        let Ok(mut mac) = <Hmac<Sha512> as KeyInit>::new_from_slice(prk) else {
+            return Err(StreamError::Crypto(Error::InvalidKeyLength));
+        };
+        mac.update(&previous[..previous_len]);
+        for part in info {
+            mac.update(part);
+        }
+        mac.update(&[counter]);
+        let mut t = mac.finalize().into_bytes();
+        previous.copy_from_slice(&t);
+        previous_len = HASH_LEN;
+        block.copy_from_slice(&t[..block.len()]);
+        t.as_mut_slice().zeroize();
+    }
+    Ok(())
+}
