@@ -7,7 +7,10 @@ use alloc::vec::Vec;
 use zeroize::{Zeroize, Zeroizing};
 
 use super::keys::{MessageKeys, check_input_key};
-use super::{Aead, CHUNK_LEN, HEADER_LEN, MAX_CHUNKS, SALT_LEN, SEALED_CHUNK_LEN, TAG_LEN};
+use super::{
+    Aead, CHUNK_LEN, HEADER_LEN, MAX_CHUNKS, SALT_LEN, SEALED_CHUNK_LEN, TAG_LEN, check_room,
+    into_vec,
+};
 use crate::stream::StreamError;
 use combsiv_core::Error;
 use combsiv_core::verdict::check_tag;
@@ -91,10 +94,9 @@ impl Decryptor {
 
     /// Takes in `data` and returns the plaintext of every chunk it completes.
     pub fn update(&mut self, data: &[u8]) -> Result<Vec<u8>, StreamError> {
-        let mut out = vec![0u8; self.update_len(data.len())];
-        let written = self.update_into(data, &mut out)?;
-        out.truncate(written);
-        Ok(out)
+        into_vec(self.update_len(data.len()), |out| {
+            self.update_into(data, out)
+        })
     }
 
     /// [`update`](Self::update) into `out`, which must hold at least
@@ -102,12 +104,7 @@ impl Decryptor {
     /// failure what this call wrote is zeroed.
     pub fn update_into(&mut self, mut data: &[u8], out: &mut [u8]) -> Result<usize, StreamError> {
         let needed = self.update_len(data.len());
-        if out.len() < needed {
-            return Err(StreamError::WrongOutputLength {
-                needed: needed as u64,
-                given: out.len() as u64,
-            });
-        }
+        check_room(out, needed)?;
         if let State::Header { header, .. } = &mut self.state {
             let take = (HEADER_LEN - header.len()).min(data.len());
             header.extend_from_slice(&data[..take]);
@@ -187,10 +184,7 @@ impl Decryptor {
     /// whole one, and returns its plaintext. A message that ends before its header, or on
     /// a chunk boundary, is [`StreamError::Truncated`].
     pub fn finalize(self) -> Result<Vec<u8>, StreamError> {
-        let mut out = vec![0u8; self.finalize_len()];
-        let written = self.finalize_into(&mut out)?;
-        out.truncate(written);
-        Ok(out)
+        into_vec(self.finalize_len(), |out| self.finalize_into(out))
     }
 
     /// [`finalize`](Self::finalize) into `out`, which must hold at least
@@ -208,12 +202,7 @@ impl Decryptor {
             });
         }
         let needed = self.finalize_len();
-        if out.len() < needed {
-            return Err(StreamError::WrongOutputLength {
-                needed: needed as u64,
-                given: out.len() as u64,
-            });
-        }
+        check_room(out, needed)?;
         keys.open(self.next_chunk, &self.buffer, &mut out[..needed])?;
         Ok(needed)
     }

@@ -6,7 +6,10 @@ use alloc::vec::Vec;
 use zeroize::Zeroizing;
 
 use super::keys::MessageKeys;
-use super::{Aead, CHUNK_LEN, HEADER_LEN, MAX_CHUNKS, SALT_LEN, SEALED_CHUNK_LEN, TAG_LEN};
+use super::{
+    Aead, CHUNK_LEN, HEADER_LEN, MAX_CHUNKS, SALT_LEN, SEALED_CHUNK_LEN, TAG_LEN, check_room,
+    into_vec,
+};
 use crate::stream::StreamError;
 use combsiv_core::Error;
 
@@ -72,10 +75,9 @@ impl Encryptor {
 
     /// Encrypts `data` and returns the ciphertext that is ready.
     pub fn update(&mut self, data: &[u8]) -> Result<Vec<u8>, StreamError> {
-        let mut out = vec![0u8; self.update_len(data.len())];
-        let written = self.update_into(data, &mut out)?;
-        out.truncate(written);
-        Ok(out)
+        into_vec(self.update_len(data.len()), |out| {
+            self.update_into(data, out)
+        })
     }
 
     /// Encrypts `data` into `out`, which must hold at least
@@ -83,12 +85,7 @@ impl Encryptor {
     /// A message past [`MAX_CHUNKS`] chunks is refused before anything is written.
     pub fn update_into(&mut self, mut data: &[u8], out: &mut [u8]) -> Result<usize, StreamError> {
         let needed = self.update_len(data.len());
-        if out.len() < needed {
-            return Err(StreamError::WrongOutputLength {
-                needed: needed as u64,
-                given: out.len() as u64,
-            });
-        }
+        check_room(out, needed)?;
         let chunks = ((self.buffer.len() + data.len()) / CHUNK_LEN) as u64;
         if chunks >= MAX_CHUNKS - self.next_chunk {
             return Err(StreamError::Crypto(Error::InvalidLength));
@@ -125,22 +122,14 @@ impl Encryptor {
     /// Ends the message: returns the header if it was not returned yet, and the final chunk
     /// (shorter than [`CHUNK_LEN`], possibly empty) with its tag.
     pub fn finalize(self) -> Result<Vec<u8>, StreamError> {
-        let mut out = vec![0u8; self.finalize_len()];
-        let written = self.finalize_into(&mut out)?;
-        out.truncate(written);
-        Ok(out)
+        into_vec(self.finalize_len(), |out| self.finalize_into(out))
     }
 
     /// [`finalize`](Self::finalize) into `out`, which must hold at least
     /// [`finalize_len`](Self::finalize_len) bytes; returns how many it wrote.
     pub fn finalize_into(self, out: &mut [u8]) -> Result<usize, StreamError> {
         let needed = self.finalize_len();
-        if out.len() < needed {
-            return Err(StreamError::WrongOutputLength {
-                needed: needed as u64,
-                given: out.len() as u64,
-            });
-        }
+        check_room(out, needed)?;
         let header = self.header_len();
         out[..header].copy_from_slice(&self.header[..header]);
         self.keys

@@ -45,6 +45,8 @@ mod keys;
 pub use decryptor::Decryptor;
 pub use encryptor::Encryptor;
 
+use alloc::vec::Vec;
+
 use zeroize::Zeroizing;
 
 use crate::stream::StreamError;
@@ -142,6 +144,28 @@ pub fn plaintext_len(ciphertext_len: u64) -> Result<u64, StreamError> {
         return Err(StreamError::Truncated { chunks: whole });
     }
     Ok(whole * CHUNK_LEN as u64 + last - TAG_LEN as u64)
+}
+
+/// [`StreamError::WrongOutputLength`] unless `out` holds at least `needed` bytes.
+fn check_room(out: &[u8], needed: usize) -> Result<(), StreamError> {
+    if out.len() < needed {
+        return Err(StreamError::WrongOutputLength {
+            needed: needed as u64,
+            given: out.len() as u64,
+        });
+    }
+    Ok(())
+}
+
+/// What a step that writes into a buffer of `len` bytes wrote, as a vector.
+fn into_vec(
+    len: usize,
+    step: impl FnOnce(&mut [u8]) -> Result<usize, StreamError>,
+) -> Result<Vec<u8>, StreamError> {
+    let mut out = vec![0u8; len];
+    let written = step(&mut out)?;
+    out.truncate(written);
+    Ok(out)
 }
 
 #[cfg(test)]
