@@ -231,10 +231,10 @@ impl<K: KeySize> AesGcmSiv<K> {
     /// groups of 4 (AES-NI) or 8 (VAES, two per register), every step of RFC 8452 across the
     /// group, so that their latency chains overlap; longer messages run the single-message
     /// kernel's steps, pipelined so that one message's key setup and tag overlap another's
-    /// counter mode. Any mix of lengths, AAD and nonces is fine. Measured against the loop
-    /// over [`encrypt_in_place_detached`](Self::encrypt_in_place_detached) on Zen 3: 1.35-1.7x
-    /// at 64 bytes with VAES (1.1-1.2x on AES-NI), 1.05-1.10x at 1500 bytes, 1.1-1.15x on a
-    /// mix of Internet packet sizes; never slower beyond noise.
+    /// counter mode. Any mix of lengths, AAD and nonces is fine. Against the loop over
+    /// [`encrypt_in_place_detached`](Self::encrypt_in_place_detached) it ran 64-byte messages
+    /// at least 1.35x as fast with VAES on Zen 3, and was never slower beyond noise (the runs:
+    /// docs/measurements/2026-11-25-zen3-aead-comb-batch.md).
     ///
     /// A batch of at least twice [`MIN_BYTES_PER_THREAD`](combsiv_parallel::MIN_BYTES_PER_THREAD)
     /// bytes runs on several cores (see [`seal_batch_with_threads`](Self::seal_batch_with_threads)).

@@ -294,17 +294,15 @@ fn xor_registers<W: Tier, L: Layout, const ROUNDS: usize, const N: usize>(
     // dynamically indexed array lives on the stack: had the rounds run on it, every round
     // would have loaded and stored each state around its [`round_boundary`], a
     // store-to-load forward on each link of the chain. Moved after the rounds, the state
-    // stays in registers and is stored once. Measured on Zen 3 (VAES, alternating runs): the
-    // batched GCM-SIV seal of 64 x 1500 bytes, whose last 14 blocks take this path, 1.10x
-    // faster; the Internet mix 1.08x.
+    // stays in registers and is stored once: the batched GCM-SIV seal of 64 x 1500 bytes,
+    // whose last 14 blocks take this path, ran 1.10x faster (Zen 3, VAES).
     let mut state = counter.next::<N>(tier);
     encrypt(tier, keys, ROUNDS, &mut state);
     // N whole registers from the buffer, 8 blocks at most (a 64-byte GCM-SIV message's four
     // blocks): a count known at compile time keeps the keystream in registers, which the
-    // run-time count below stores to the stack and loads back (AArch64, qemu count: a
-    // 64-byte GCM-SIV seal took 743 instructions, now 714; Zen 5, AES-GCM seal of 64 bytes
-    // 0.86-0.89x the time on every tier). Not for 16 blocks: four ZMM registers this way made
-    // AVX-512's AES-GCM seal of 256 bytes 1.11x as slow.
+    // run-time count below stores to the stack and loads back (a 64-byte AES-GCM seal in
+    // 0.87x the time, Zen 5). Not for 16 blocks: four ZMM registers this way made AVX-512's
+    // AES-GCM seal of 256 bytes 1.11x as slow.
     if let TailInput::Buffer = source
         && N * W::BLOCKS <= 8
         && data.len() - start == 16 * W::BLOCKS * N

@@ -22,9 +22,8 @@ pub(crate) fn expand_key(narrow: Narrow, low: Block, high: Option<Block>) -> Key
     first_round_keys([low], high.map(|high| [high]), &mut keys);
     // Written out step by step: as a loop, LLVM kept it rolled inside the GCM-SIV kernels,
     // each round key stored to the stack and reloaded by the next step, which put a
-    // store-to-load forward on every link of the chain. Unrolled, the single-message seal
-    // of 64 bytes on AES-NI went from 4.6-4.7 to 3.2-3.4 TSC cycles per byte, and 1500 bytes
-    // with VAES from 0.61 to 0.57 (Zen 3).
+    // store-to-load forward on every link of the chain. Unrolled, the 64-byte seal on
+    // AES-NI went from 4.6 to 3.3 TSC cycles per byte (Zen 3).
     macro_rules! steps {
         ($aes256:literal: $($index:literal)*) => {
             $(round_key(narrow, $aes256, $index, &mut keys);)*
@@ -128,8 +127,7 @@ pub(crate) fn round_key<W: Tier, const N: usize>(
 /// Each round key costs eight more to transpose back into the keys' registers, two per key
 /// (on AArch64 none: one ST4 store transposes as it stores the four keys' round key).
 /// Against one key per register, a 64-byte message's share of a batch group's expansion went
-/// from 117 to 79 AArch64 instructions (qemu count) and `seal_batch` of 64 x 64 bytes from
-/// 27-28 to 25 ns a message with VAES, 40-42 to 38 on AES-NI (Zen 5).
+/// from 117 to 79 AArch64 instructions (qemu count).
 ///
 /// Values, not memory: the words are the latest round keys, which the caller stores (and
 /// wipes); wiping this copy would force it from registers into memory on every step.

@@ -69,9 +69,9 @@ impl Drop for Pending {
 /// ```
 ///
 /// and opening `keys(0) | keys(1) ctr+hash(0) tag(0) | keys(2) ctr+hash(1) tag(1) | ...`. The
-/// results are the single-message kernel's: the same functions in another order. Measured on
-/// Zen 3, same process, medians of 41: the batch of 64 x 1500 bytes 1.06-1.10x the loop of
-/// single calls on VAES (1.03x on AES-NI), 64 x 576 bytes 1.07-1.19x.
+/// results are the single-message kernel's: the same functions in another order. A batch of
+/// 64 x 1500 bytes ran 1.06x or more the speed of the loop of single calls on VAES (Zen 3;
+/// docs/measurements/2026-11-25-zen3-aead-comb-batch.md).
 #[inline(always)]
 fn pipeline<W: Tier, const ROUNDS: usize, const OPEN: bool, const SCHOOLBOOK: bool>(
     tier: W,
