@@ -5,6 +5,7 @@
 
 mod aead;
 mod buffer;
+mod cobblestone;
 mod columns;
 mod files;
 
@@ -20,42 +21,82 @@ use zeroize::Zeroize;
 use crate::aead::{key_of, to_py};
 use crate::buffer::BytesLike;
 
-/// `combsiv.InvalidTag`: the data is not authentic. Where `cryptography` is installed, a
-/// subclass of `cryptography.exceptions.InvalidTag`, so that code written for `cryptography`
-/// catches it with its own `except`; of `Exception` otherwise. Made when the module is
-/// imported.
+/// An exception type of ours named as one of `cryptography.exceptions`, and where
+/// `cryptography` is installed a subclass of it, so that code written for `cryptography`
+/// catches ours with its own `except`; of `Exception` otherwise. Made on first use (the
+/// module's import makes it).
+fn mirrored_exception<'py>(
+    py: Python<'py>,
+    made: &'static PyOnceLock<Py<PyType>>,
+    name: &'static std::ffi::CStr,
+    doc: &'static std::ffi::CStr,
+) -> PyResult<&'py Bound<'py, PyType>> {
+    let made = made.get_or_try_init(py, || {
+        let short = name
+            .to_str()
+            .unwrap_or_default()
+            .trim_start_matches("combsiv.");
+        let cryptography = py
+            .import("cryptography.exceptions")
+            .and_then(|module| module.getattr(short))
+            .and_then(|base| Ok(base.cast_into::<PyType>()?));
+        let base = match cryptography {
+            Ok(base) => base,
+            Err(_) => py.get_type::<PyException>(),
+        };
+        PyErr::new_type(py, name, Some(doc), Some(&base), None)
+    })?;
+    Ok(made.bind(py))
+}
+
+/// `combsiv.InvalidTag`: the data is not authentic (`cryptography.exceptions.InvalidTag`'s
+/// subclass where it is installed).
 #[derive(Debug)]
 pub struct InvalidTag;
 
 static INVALID_TAG: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 
 impl InvalidTag {
-    /// The exception type, made on first use (the module's import makes it).
     fn type_object(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
-        let made = INVALID_TAG.get_or_try_init(py, || {
-            let cryptography = py
-                .import("cryptography.exceptions")
-                .and_then(|module| module.getattr("InvalidTag"))
-                .and_then(|base| Ok(base.cast_into::<PyType>()?));
-            let base = match cryptography {
-                Ok(base) => base,
-                Err(_) => py.get_type::<PyException>(),
-            };
-            PyErr::new_type(
-                py,
-                c"combsiv.InvalidTag",
-                Some(c"The data is not authentic under this key, nonce and associated data."),
-                Some(&base),
-                None,
-            )
-        })?;
-        Ok(made.bind(py))
+        mirrored_exception(
+            py,
+            &INVALID_TAG,
+            c"combsiv.InvalidTag",
+            c"The data is not authentic under this key, nonce and associated data.",
+        )
     }
 
     /// The exception, with `args`.
     pub fn new_err<A: PyErrArguments + Send + Sync + 'static>(args: A) -> PyErr {
         Python::attach(|py| match InvalidTag::type_object(py) {
             Ok(invalid_tag) => PyErr::from_type(invalid_tag.clone(), args),
+            Err(error) => error,
+        })
+    }
+}
+
+/// `combsiv.AlreadyFinalized`: an incremental encryptor or decryptor used after `finalize` or
+/// after a failure (`cryptography.exceptions.AlreadyFinalized`'s subclass where it is
+/// installed).
+#[derive(Debug)]
+pub struct AlreadyFinalized;
+
+static ALREADY_FINALIZED: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+
+impl AlreadyFinalized {
+    fn type_object(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
+        mirrored_exception(
+            py,
+            &ALREADY_FINALIZED,
+            c"combsiv.AlreadyFinalized",
+            c"The context was already finalized, or failed: it takes no more data.",
+        )
+    }
+
+    /// The exception, with `args`.
+    pub fn new_err<A: PyErrArguments + Send + Sync + 'static>(args: A) -> PyErr {
+        Python::attach(|py| match AlreadyFinalized::type_object(py) {
+            Ok(already) => PyErr::from_type(already.clone(), args),
             Err(error) => error,
         })
     }
@@ -527,6 +568,7 @@ fn _combsiv(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<SealerClass>()?;
     m.add_class::<BoundClass>()?;
     m.add("InvalidTag", InvalidTag::type_object(py)?)?;
+    m.add("AlreadyFinalized", AlreadyFinalized::type_object(py)?)?;
     m.add("KeyExhausted", py.get_type::<KeyExhausted>())?;
     m.add_function(wrap_pyfunction!(_debug_assertions, m)?)?;
     m.add_function(wrap_pyfunction!(backend, m)?)?;
@@ -534,5 +576,6 @@ fn _combsiv(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(nonce_bound, m)?)?;
     m.add_function(wrap_pyfunction!(random_nonce_bound, m)?)?;
     files::register(m)?;
+    cobblestone::register(m)?;
     Ok(())
 }

@@ -8,13 +8,15 @@ names (``cryptography.hazmat.primitives.ciphers.aead``), so that::
 replaces the ``cryptography`` import. On top of it: ``encrypt_many``/``decrypt_many`` for
 batches, ``encrypt_column``/``decrypt_column`` for Arrow columns (pyarrow, Polars, pandas,
 DuckDB, Spark, Dask), ``Sealer`` (random nonces and a usage budget), ``encrypt_file``/``decrypt_file`` in
-the ``combsiv`` command-line tool's format, and the AES-GCM-SIV usage bounds. Type stubs with
+the ``combsiv`` command-line tool's format, ``combsiv.cobblestone`` (C2SP chunked encryption,
+as ``cryptography.cobblestone``), and the AES-GCM-SIV usage bounds. Type stubs with
 the full documentation are in ``__init__.pyi``.
 """
 
 from ._combsiv import (
     AESGCM,
     AESGCMSIV,
+    AlreadyFinalized,
     Bound,
     InvalidTag,
     KeyExhausted,
@@ -31,6 +33,7 @@ from ._combsiv import (
 __all__ = [
     "AESGCM",
     "AESGCMSIV",
+    "AlreadyFinalized",
     "Bound",
     "InvalidTag",
     "KeyExhausted",

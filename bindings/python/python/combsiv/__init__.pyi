@@ -29,6 +29,14 @@ class ColumnUsage(TypedDict):
     bound_log2: float
     limit_log2: float
 
+class AlreadyFinalized(Exception):
+    """An incremental encryptor or decryptor (``combsiv.cobblestone``) was used after
+    ``finalize``, or after it failed.
+
+    Where ``cryptography`` is installed, a subclass of
+    ``cryptography.exceptions.AlreadyFinalized``; otherwise of ``Exception``.
+    """
+
 class InvalidTag(Exception):
     """The data is not authentic under this key, nonce and associated data.
 
