@@ -65,6 +65,18 @@ fn update_into<C>(
     on_live(context, |live| update(live, &data, buffer.bytes_mut()))
 }
 
+/// `finalize`'s work: the context ends here, whatever the outcome.
+fn finalize<'py, C>(
+    py: Python<'py>,
+    context: &mut Option<C>,
+    finish: impl FnOnce(C) -> Result<Vec<u8>, StreamError>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let live = context
+        .take()
+        .ok_or_else(|| AlreadyFinalized::new_err("Context was already finalized."))?;
+    finish(live).map(|out| new_bytes(py, out)).map_err(to_py)
+}
+
 fn new_bytes<'py>(py: Python<'py>, bytes: Vec<u8>) -> Bound<'py, PyBytes> {
     PyBytes::new(py, &bytes)
 }
@@ -123,11 +135,7 @@ macro_rules! chunked_classes {
             /// The rest of the ciphertext: the final chunk (and the header if nothing was
             /// returned yet). The encryptor takes nothing after it.
             fn finalize<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-                let live = self
-                    .inner
-                    .take()
-                    .ok_or_else(|| AlreadyFinalized::new_err("Context was already finalized."))?;
-                live.finalize().map(|out| new_bytes(py, out)).map_err(to_py)
+                finalize(py, &mut self.inner, |live| live.finalize())
             }
         }
 
@@ -174,11 +182,7 @@ macro_rules! chunked_classes {
             /// The final chunk's plaintext; `InvalidTag` if the message is truncated. The
             /// decryptor takes nothing after it.
             fn finalize<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-                let live = self
-                    .inner
-                    .take()
-                    .ok_or_else(|| AlreadyFinalized::new_err("Context was already finalized."))?;
-                live.finalize().map(|out| new_bytes(py, out)).map_err(to_py)
+                finalize(py, &mut self.inner, |live| live.finalize())
             }
         }
     };

@@ -49,6 +49,17 @@ fn mirrored_exception<'py>(
     Ok(made.bind(py))
 }
 
+/// A new exception of a type [`mirrored_exception`] made, with `args`.
+fn mirrored_err<A: PyErrArguments + Send + Sync + 'static>(
+    type_object: for<'py> fn(Python<'py>) -> PyResult<&'py Bound<'py, PyType>>,
+    args: A,
+) -> PyErr {
+    Python::attach(|py| match type_object(py) {
+        Ok(made) => PyErr::from_type(made.clone(), args),
+        Err(error) => error,
+    })
+}
+
 /// `combsiv.InvalidTag`: the data is not authentic (`cryptography.exceptions.InvalidTag`'s
 /// subclass where it is installed).
 #[derive(Debug)]
@@ -68,10 +79,7 @@ impl InvalidTag {
 
     /// The exception, with `args`.
     pub fn new_err<A: PyErrArguments + Send + Sync + 'static>(args: A) -> PyErr {
-        Python::attach(|py| match InvalidTag::type_object(py) {
-            Ok(invalid_tag) => PyErr::from_type(invalid_tag.clone(), args),
-            Err(error) => error,
-        })
+        mirrored_err(InvalidTag::type_object, args)
     }
 }
 
@@ -95,10 +103,7 @@ impl AlreadyFinalized {
 
     /// The exception, with `args`.
     pub fn new_err<A: PyErrArguments + Send + Sync + 'static>(args: A) -> PyErr {
-        Python::attach(|py| match AlreadyFinalized::type_object(py) {
-            Ok(already) => PyErr::from_type(already.clone(), args),
-            Err(error) => error,
-        })
+        mirrored_err(AlreadyFinalized::type_object, args)
     }
 }
 
