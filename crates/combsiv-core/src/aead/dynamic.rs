@@ -81,6 +81,31 @@ macro_rules! runtime_key_size {
                 on_either!(self, cipher => cipher.decrypt_in_place_detached(nonce, aad, buf, tag))
             }
 
+            /// Seals `buf`'s input into its output (the chunked formats' chunks).
+            #[doc(hidden)]
+            #[cfg(feature = "std")]
+            pub fn seal_inout(
+                &self,
+                nonce: &[u8; 12],
+                aad: &[u8],
+                buf: InOutBuf<'_, '_, u8>,
+            ) -> Result<[u8; 16], Error> {
+                on_either!(self, cipher => cipher.seal_inout(nonce, aad, buf))
+            }
+
+            /// Opens `buf`'s input into its output, which is zeroed on failure.
+            #[doc(hidden)]
+            #[cfg(feature = "std")]
+            pub fn open_inout(
+                &self,
+                nonce: &[u8; 12],
+                aad: &[u8],
+                buf: InOutBuf<'_, '_, u8>,
+                tag: &[u8; 16],
+            ) -> Result<(), Error> {
+                on_either!(self, cipher => cipher.open_inout(nonce, aad, buf, tag))
+            }
+
             /// Encrypts `input` into `output` (equally long) in one pass and returns the tag.
             pub fn encrypt_to_detached(
                 &self,
@@ -169,31 +194,6 @@ pub enum DynAesGcmSiv {
 runtime_key_size!(DynAesGcmSiv, AesGcmSiv);
 
 impl DynAesGcmSiv {
-    /// Seals `buf`'s input into its output (the stream format's chunks).
-    #[doc(hidden)]
-    #[cfg(feature = "std")]
-    pub fn seal_inout(
-        &self,
-        nonce: &[u8; 12],
-        aad: &[u8],
-        buf: InOutBuf<'_, '_, u8>,
-    ) -> Result<[u8; 16], Error> {
-        on_either!(self, cipher => cipher.seal_inout(nonce, aad, buf))
-    }
-
-    /// Opens `buf`'s input into its output, which is zeroed on failure.
-    #[doc(hidden)]
-    #[cfg(feature = "std")]
-    pub fn open_inout(
-        &self,
-        nonce: &[u8; 12],
-        aad: &[u8],
-        buf: InOutBuf<'_, '_, u8>,
-        tag: &[u8; 16],
-    ) -> Result<(), Error> {
-        on_either!(self, cipher => cipher.open_inout(nonce, aad, buf, tag))
-    }
-
     /// [`AesGcmSiv::seal_batch`].
     #[cfg(feature = "alloc")]
     pub fn seal_batch(&self, jobs: &mut [super::SivJob<'_>]) -> Result<(), Error> {

@@ -16,7 +16,7 @@ use alloc::vec::Vec;
 pub use self::dynamic::{DynAesGcm, DynAesGcmSiv};
 pub use self::siv_job::SivJob;
 pub(crate) use crate::verdict::check_tag;
-use aead::inout::InOutBuf;
+pub use aead::inout::InOutBuf;
 use zeroize::Zeroize;
 
 use crate::Error;

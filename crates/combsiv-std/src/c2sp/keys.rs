@@ -9,6 +9,8 @@ use zeroize::{Zeroize, Zeroizing};
 
 use super::{Aead, COMMITMENT_LEN, MAX_CHUNKS, SALT_LEN, TAG_LEN};
 use crate::stream::StreamError;
+use crate::stream::chunks::ChunkCipher;
+use combsiv_core::aead::InOutBuf;
 use combsiv_core::{DynAesGcm, DynAesGcmSiv, Error};
 
 /// The fixed start of the derivation's info string.
@@ -21,13 +23,13 @@ const HASH_LEN: usize = 64;
 /// The chunk AEAD of one message under its derived key, with its base nonce and the
 /// commitment derived beside them.
 pub(super) struct MessageKeys {
-    cipher: ChunkCipher,
+    aead: ChunkAead,
     base_nonce: [u8; NONCE_LEN],
     pub(super) commitment: [u8; COMMITMENT_LEN],
 }
 
 /// Boxed: an AES-GCM key holds its table of hash powers, 1440 bytes.
-enum ChunkCipher {
+enum ChunkAead {
     Gcm(Box<DynAesGcm>),
     GcmSiv(Box<DynAesGcmSiv>),
 }
@@ -71,13 +73,13 @@ impl MessageKeys {
         hkdf_expand_sha512(input_key, &info, okm)?;
         let (key, rest) = okm.split_at(key_len);
         let (base_nonce, commitment) = rest.split_at(NONCE_LEN);
-        let cipher = if aead.is_gcm_siv() {
-            ChunkCipher::GcmSiv(Box::new(DynAesGcmSiv::new(key)?))
+        let chunk_aead = if aead.is_gcm_siv() {
+            ChunkAead::GcmSiv(Box::new(DynAesGcmSiv::new(key)?))
         } else {
-            ChunkCipher::Gcm(Box::new(DynAesGcm::new(key)?))
+            ChunkAead::Gcm(Box::new(DynAesGcm::new(key)?))
         };
         let mut keys = MessageKeys {
-            cipher,
+            aead: chunk_aead,
             base_nonce: [0; NONCE_LEN],
             commitment: [0; COMMITMENT_LEN],
         };
@@ -103,17 +105,7 @@ impl MessageKeys {
         plaintext: &[u8],
         sealed: &mut [u8],
     ) -> Result<(), StreamError> {
-        if index >= MAX_CHUNKS {
-            return Err(StreamError::Crypto(Error::InvalidLength));
-        }
-        let (body, tag) = sealed.split_at_mut(plaintext.len());
-        let nonce = self.nonce(index);
-        let computed = match &self.cipher {
-            ChunkCipher::Gcm(c) => c.encrypt_to_detached(&nonce, &[], plaintext, body)?,
-            ChunkCipher::GcmSiv(c) => c.encrypt_to_detached(&nonce, &[], plaintext, body)?,
-        };
-        tag.copy_from_slice(&computed);
-        Ok(())
+        Ok(self.seal_chunk((index, false), Some(plaintext), sealed)?)
     }
 
     /// Opens sealed chunk `index` (its ciphertext and tag) into `plaintext`
@@ -124,19 +116,45 @@ impl MessageKeys {
         sealed: &[u8],
         plaintext: &mut [u8],
     ) -> Result<(), StreamError> {
-        let corrupted = StreamError::Corrupted { chunk: index };
+        self.open_chunk((index, false), Some(sealed), plaintext)
+    }
+}
+
+/// Chunk `index` is sealed under the base nonce XOR its index, with no associated data; the
+/// final chunk is told apart by its length alone (shorter than a whole chunk), so `last` is
+/// not used. An index past [`MAX_CHUNKS`] is refused.
+impl ChunkCipher for MessageKeys {
+    fn seal_inout(
+        &self,
+        index: u64,
+        _last: bool,
+        buf: InOutBuf<'_, '_, u8>,
+    ) -> Result<[u8; TAG_LEN], Error> {
         if index >= MAX_CHUNKS {
-            return Err(StreamError::Truncated { chunks: index });
+            return Err(Error::InvalidLength);
         }
-        let Some((body, tag)) = sealed.split_last_chunk::<TAG_LEN>() else {
-            return Err(corrupted);
-        };
         let nonce = self.nonce(index);
-        match &self.cipher {
-            ChunkCipher::Gcm(c) => c.decrypt_to_detached(&nonce, &[], body, plaintext, tag),
-            ChunkCipher::GcmSiv(c) => c.decrypt_to_detached(&nonce, &[], body, plaintext, tag),
+        match &self.aead {
+            ChunkAead::Gcm(c) => c.seal_inout(&nonce, &[], buf),
+            ChunkAead::GcmSiv(c) => c.seal_inout(&nonce, &[], buf),
         }
-        .map_err(|_| corrupted)
+    }
+
+    fn open_inout(
+        &self,
+        index: u64,
+        _last: bool,
+        buf: InOutBuf<'_, '_, u8>,
+        tag: &[u8; TAG_LEN],
+    ) -> Result<(), Error> {
+        if index >= MAX_CHUNKS {
+            return Err(Error::Authentication);
+        }
+        let nonce = self.nonce(index);
+        match &self.aead {
+            ChunkAead::Gcm(c) => c.open_inout(&nonce, &[], buf, tag),
+            ChunkAead::GcmSiv(c) => c.open_inout(&nonce, &[], buf, tag),
+        }
     }
 }
 

@@ -6,10 +6,10 @@ use std::fs::File;
 use std::io::{self, Read, Write};
 
 use super::error::StreamError;
-use super::header::{FileCipher, HEADER_LEN, TAG_LEN, chunk_nonce};
+use super::header::TAG_LEN;
 use super::pipeline::Slot;
 use combsiv_core::Error;
-use combsiv_core::aead::in_out;
+use combsiv_core::aead::{InOutBuf, in_out};
 
 /// Where the pipeline's output goes, with the running counts for progress reports.
 pub(super) struct Sink<'a, O, P> {
@@ -162,82 +162,88 @@ pub(super) fn read_file_at(file: &File, buffer: &mut [u8], offset: u64) -> Resul
     }
 }
 
-/// Seals one chunk into `sealed` (body, then tag): from `plaintext`, or in place from the
-/// body when `plaintext` is `None`.
-pub(super) fn seal_chunk(
-    cipher: &FileCipher,
-    header: &[u8; HEADER_LEN],
-    nonce: [u8; 12],
-    plaintext: Option<&[u8]>,
-    sealed: &mut [u8],
-) -> Result<(), Error> {
-    let body_len = sealed
-        .len()
-        .checked_sub(TAG_LEN)
-        .ok_or(Error::InvalidLength)?;
-    let (body, tag) = sealed.split_at_mut(body_len);
-    let buf = match plaintext {
-        Some(plaintext) => in_out(plaintext, body)?,
-        None => body.into(),
-    };
-    tag.copy_from_slice(&cipher.aead.seal_inout(&nonce, header, buf)?);
-    Ok(())
-}
+/// A chunked format's AEAD for one message: what each chunk is sealed under (the stream
+/// format: its index and final flag as the nonce, the header as associated data; C2SP: the
+/// base nonce XOR its index, no associated data). Everything that moves chunks (in order,
+/// by position, at random) is written once over it.
+pub(crate) trait ChunkCipher: Sync {
+    /// Seals `buf`'s input into its output as chunk `index` (`last`: the final chunk);
+    /// returns the tag.
+    fn seal_inout(
+        &self,
+        index: u64,
+        last: bool,
+        buf: InOutBuf<'_, '_, u8>,
+    ) -> Result<[u8; TAG_LEN], Error>;
 
-/// Opens one chunk: from `sealed` (body, then tag) into `data`, or, when `sealed` is
-/// `None`, in place in `data` (body, then tag; the plaintext ends up in the body). Nothing
-/// unverified is left on failure.
-pub(super) fn open_chunk(
-    cipher: &FileCipher,
-    header: &[u8; HEADER_LEN],
-    nonce: [u8; 12],
-    sealed: Option<&[u8]>,
-    data: &mut [u8],
-) -> Result<(), Error> {
-    match sealed {
-        Some(sealed) => {
-            let body_len = sealed
-                .len()
-                .checked_sub(TAG_LEN)
-                .ok_or(Error::Authentication)?;
-            let (body, tag) = sealed.split_at(body_len);
-            let tag = <&[u8; TAG_LEN]>::try_from(tag).map_err(|_| Error::Authentication)?;
-            cipher
-                .aead
-                .open_inout(&nonce, header, in_out(body, data)?, tag)
-        }
-        None => {
-            let body_len = data
-                .len()
-                .checked_sub(TAG_LEN)
-                .ok_or(Error::Authentication)?;
-            let (body, tag) = data.split_at_mut(body_len);
-            let tag: [u8; TAG_LEN] = (&*tag).try_into().map_err(|_| Error::Authentication)?;
-            cipher.aead.open_inout(&nonce, header, body.into(), &tag)
-        }
+    /// Opens `buf`'s input into its output as chunk `index` if `tag` verifies; the output is
+    /// zeroed otherwise.
+    fn open_inout(
+        &self,
+        index: u64,
+        last: bool,
+        buf: InOutBuf<'_, '_, u8>,
+        tag: &[u8; TAG_LEN],
+    ) -> Result<(), Error>;
+
+    /// Seals chunk `index` into `sealed` (body, then tag): from `plaintext`, or in place
+    /// from the body when `plaintext` is `None`.
+    fn seal_chunk(
+        &self,
+        (index, last): (u64, bool),
+        plaintext: Option<&[u8]>,
+        sealed: &mut [u8],
+    ) -> Result<(), Error> {
+        let body_len = sealed
+            .len()
+            .checked_sub(TAG_LEN)
+            .ok_or(Error::InvalidLength)?;
+        let (body, tag) = sealed.split_at_mut(body_len);
+        let buf = match plaintext {
+            Some(plaintext) => in_out(plaintext, body)?,
+            None => body.into(),
+        };
+        tag.copy_from_slice(&self.seal_inout(index, last, buf)?);
+        Ok(())
+    }
+
+    /// Opens chunk `index`: from `sealed` (body, then tag) into `data`, or, when `sealed` is
+    /// `None`, in place in `data` (body, then tag; the plaintext ends up in the body).
+    /// Nothing unverified is left on failure, which is [`StreamError::Corrupted`].
+    fn open_chunk(
+        &self,
+        (index, last): (u64, bool),
+        sealed: Option<&[u8]>,
+        data: &mut [u8],
+    ) -> Result<(), StreamError> {
+        let corrupted = |_| StreamError::Corrupted { chunk: index };
+        let (body_len, tag) = match sealed {
+            Some(sealed) => (sealed.len(), sealed),
+            None => (data.len(), &*data),
+        };
+        let body_len = body_len
+            .checked_sub(TAG_LEN)
+            .ok_or(Error::Authentication)
+            .map_err(corrupted)?;
+        let tag: [u8; TAG_LEN] = tag[body_len..]
+            .try_into()
+            .map_err(|_| StreamError::Corrupted { chunk: index })?;
+        let buf = match sealed {
+            Some(sealed) => in_out(&sealed[..body_len], data).map_err(corrupted)?,
+            None => (&mut data[..body_len]).into(),
+        };
+        self.open_inout(index, last, buf, &tag).map_err(corrupted)
     }
 }
 
 /// The stream's chunk `slot` sealed: from its input in memory into the buffer in one pass,
 /// or in its own buffer (read from a reader or fetched from a file). The tag goes after the
 /// chunk.
-pub(super) fn seal_slot(
-    cipher: &FileCipher,
-    header: &[u8; HEADER_LEN],
-    fetch: Fetch<'_>,
-    slot: &mut Slot,
-) {
-    let nonce = chunk_nonce(slot.index, slot.last);
+pub(super) fn seal_slot(cipher: &impl ChunkCipher, fetch: Fetch<'_>, slot: &mut Slot) {
     let sealed = fetch.input(slot).and_then(|plaintext| {
         let len = plaintext.map_or(slot.data.len(), <[u8]>::len);
         slot.data.resize(len + TAG_LEN, 0);
-        Ok(seal_chunk(
-            cipher,
-            header,
-            nonce,
-            plaintext,
-            &mut slot.data,
-        )?)
+        Ok(cipher.seal_chunk((slot.index, slot.last), plaintext, &mut slot.data)?)
     });
     if let Err(e) = sealed {
         slot.data.clear();
@@ -248,20 +254,13 @@ pub(super) fn seal_slot(
 /// The stream's chunk `slot` opened (body then tag): from its input in memory into the
 /// buffer in one pass, or in its own buffer. The buffer ends up holding the plaintext, or
 /// nothing on failure.
-pub(super) fn open_slot(
-    cipher: &FileCipher,
-    header: &[u8; HEADER_LEN],
-    fetch: Fetch<'_>,
-    slot: &mut Slot,
-) {
-    let nonce = chunk_nonce(slot.index, slot.last);
+pub(super) fn open_slot(cipher: &impl ChunkCipher, fetch: Fetch<'_>, slot: &mut Slot) {
     let body_len = slot.input_len - TAG_LEN;
     let opened = fetch.input(slot).and_then(|sealed| {
         if sealed.is_some() {
             slot.data.resize(body_len, 0);
         }
-        open_chunk(cipher, header, nonce, sealed, &mut slot.data)
-            .map_err(|_| StreamError::Corrupted { chunk: slot.index })
+        cipher.open_chunk((slot.index, slot.last), sealed, &mut slot.data)
     });
     slot.data.truncate(body_len);
     if let Err(e) = opened {

@@ -47,7 +47,6 @@ impl KdfLimits {
 pub struct Decryptor<R: Read> {
     input: R,
     header: Header,
-    header_bytes: [u8; HEADER_LEN],
     header_tag: [u8; TAG_LEN],
 }
 
@@ -77,7 +76,6 @@ impl<R: Read> Decryptor<R> {
         Ok(Decryptor {
             input,
             header,
-            header_bytes,
             header_tag: header_tag.try_into().map_err(|_| StreamError::NotCombsiv)?,
         })
     }
@@ -97,7 +95,7 @@ impl<R: Read> Decryptor<R> {
     fn cipher(&self, key: &MasterKey, options: &Options) -> Result<FileCipher, StreamError> {
         let cipher = FileCipher::new(key, &self.header, options.backend())?;
         cipher
-            .check_header_tag(&self.header_bytes, &self.header_tag)
+            .check_header_tag(&self.header_tag)
             .map_err(|_| StreamError::WrongKey)?;
         Ok(cipher)
     }
@@ -116,15 +114,21 @@ impl<R: Read> Decryptor<R> {
         R: Send,
     {
         let cipher = self.cipher(key, options)?;
-        let header = (self.header_bytes, self.header.chunk_size);
         let source = Source::Reader(&mut self.input);
-        Self::run(&cipher, header, source, output, options, progress)
+        Self::run(
+            &cipher,
+            self.header.chunk_size,
+            source,
+            output,
+            options,
+            progress,
+        )
     }
 
-    /// Opens the chunks of a stream with this header (its bytes and chunk size).
+    /// Opens the chunks of a stream with this chunk size.
     fn run(
         cipher: &FileCipher,
-        (header_bytes, chunk_size): ([u8; HEADER_LEN], u32),
+        chunk_size: u32,
         source: Source<'_, impl Read + Send>,
         mut output: impl Write + Send,
         options: &Options,
@@ -142,7 +146,7 @@ impl<R: Read> Decryptor<R> {
                 Ok(n) => sealed_chunk_read(n, sealed_chunk, slot),
                 Err(e) => slot.error = Some(e.into()),
             },
-            |slot| open_slot(cipher, &header_bytes, fetch, slot),
+            |slot| open_slot(cipher, fetch, slot),
             |sink, slot| sink.write(slot),
         )?;
         let total = sink.produced;
@@ -174,8 +178,8 @@ impl Decryptor<&[u8]> {
             |layout| {
                 check_output_len(output, layout.plaintext_len())?;
                 let cipher = self.cipher(key, options)?;
-                let (header, threads) = (&self.header_bytes, options.threads());
-                positional::open_memory(&cipher, header, self.input, layout, output, threads)?;
+                let threads = options.threads();
+                positional::open_memory(&cipher, self.input, layout, output, threads)?;
                 Ok(layout.plaintext_len())
             },
         );
@@ -200,8 +204,14 @@ impl Decryptor<&[u8]> {
             bytes: self.input,
             position: 0,
         };
-        let header = (self.header_bytes, self.header.chunk_size);
-        Self::run(&cipher, header, source, output, options, progress)
+        Self::run(
+            &cipher,
+            self.header.chunk_size,
+            source,
+            output,
+            options,
+            progress,
+        )
     }
 }
 
@@ -229,8 +239,14 @@ impl Decryptor<&File> {
             len: stamp.len,
             position: io::Seek::stream_position(&mut input)?,
         };
-        let header = (self.header_bytes, self.header.chunk_size);
-        let total = Self::run(&cipher, header, source, output, options, progress)?;
+        let total = Self::run(
+            &cipher,
+            self.header.chunk_size,
+            source,
+            output,
+            options,
+            progress,
+        )?;
         stamp.check(input)?;
         Ok(total)
     }
@@ -263,8 +279,7 @@ impl Decryptor<&File> {
         let mut output = output.create()?;
         let len = match (stamp, layout, output.positional()) {
             (Some(stamp), Some(layout), Some(file)) => {
-                let parts = (&cipher, &self.header_bytes);
-                positional::open_file(parts, (input, from), layout, file, options, progress)?;
+                positional::open_file(&cipher, (input, from), layout, file, options, progress)?;
                 stamp.check(input)?;
                 layout.plaintext_len()
             }

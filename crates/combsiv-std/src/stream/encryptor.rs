@@ -26,7 +26,6 @@ use combsiv_core::Error;
 #[derive(Debug)]
 pub struct Encryptor {
     header: Header,
-    header_bytes: [u8; HEADER_LEN],
 }
 
 impl Encryptor {
@@ -54,11 +53,7 @@ impl Encryptor {
     /// equal. Use [`Encryptor::new`](super::Encryptor::new).
     pub fn with_salt_hazmat(header: Header) -> Result<Encryptor, StreamError> {
         header.validate()?;
-        let header_bytes = header.to_bytes();
-        Ok(Encryptor {
-            header,
-            header_bytes,
-        })
+        Ok(Encryptor { header })
     }
 
     /// The header this stream will carry.
@@ -160,7 +155,7 @@ impl Encryptor {
         let cipher = FileCipher::new(key, &self.header, options.backend())?;
         prefix.copy_from_slice(&self.prefix(&cipher)?);
         let threads = options.threads();
-        positional::seal_memory(&cipher, &self.header_bytes, input, layout, chunks, threads)
+        positional::seal_memory(&cipher, input, layout, chunks, threads)
     }
 
     /// Encrypts the file `input`, from its current offset to its end, into the output
@@ -190,7 +185,7 @@ impl Encryptor {
                 let layout = ChunkMap::of_plaintext(len, self.header.chunk_size);
                 let cipher = FileCipher::new(key, &self.header, options.backend())?;
                 let prefix = self.prefix(&cipher)?;
-                let parts = (&cipher, &self.header_bytes, &prefix[..]);
+                let parts = (&cipher, &prefix[..]);
                 positional::seal_file(parts, (input, from), layout, file, options, progress)?;
                 stamp.check(input)?;
                 layout.plaintext_len()
@@ -225,7 +220,7 @@ impl Encryptor {
                 }
                 Err(e) => slot.error = Some(e.into()),
             },
-            |slot| seal_slot(&cipher, &self.header_bytes, fetch, slot),
+            |slot| seal_slot(&cipher, fetch, slot),
             |sink, slot| sink.write(slot),
         )?;
         let total = sink.consumed;
@@ -249,8 +244,8 @@ impl Encryptor {
     fn prefix(&self, cipher: &FileCipher) -> Result<[u8; PREFIX_LEN], StreamError> {
         let mut prefix = [0; PREFIX_LEN];
         let (header, tag) = prefix.split_at_mut(HEADER_LEN);
-        header.copy_from_slice(&self.header_bytes);
-        tag.copy_from_slice(&cipher.header_tag(&self.header_bytes)?);
+        header.copy_from_slice(&self.header.to_bytes());
+        tag.copy_from_slice(&cipher.header_tag()?);
         Ok(prefix)
     }
 }

@@ -3,8 +3,10 @@
 
 use zeroize::Zeroize;
 
+use super::chunks::ChunkCipher;
 use super::error::StreamError;
 use super::kdf::KeySource;
+use combsiv_core::aead::InOutBuf;
 use combsiv_core::{Aes, AesKeySize, Backend, DynAesGcmSiv, Error};
 use combsiv_modes::modes;
 
@@ -260,10 +262,12 @@ fn derive_file_key(master: &MasterKey, header: &Header, out: &mut [u8]) -> Resul
     Ok(())
 }
 
-/// The per-stream AEAD, keyed with the file key.
+/// The per-stream AEAD, keyed with the file key, with the header its chunks and header tag
+/// authenticate.
 #[derive(Clone)]
 pub(super) struct FileCipher {
-    pub(super) aead: DynAesGcmSiv,
+    aead: DynAesGcmSiv,
+    header: [u8; HEADER_LEN],
 }
 
 /// The nonce of the header tag: never a chunk nonce, whose last four bytes are 0 or 1.
@@ -271,7 +275,7 @@ const HEADER_TAG_NONCE: [u8; 12] = [0xff; 12];
 
 /// Chunk `index`'s nonce: the index (64-bit little-endian), then 1 for the final chunk and 0
 /// otherwise (32-bit little-endian).
-pub(super) fn chunk_nonce(index: u64, last: bool) -> [u8; 12] {
+fn chunk_nonce(index: u64, last: bool) -> [u8; 12] {
     let mut nonce = [0u8; 12];
     nonce[..8].copy_from_slice(&index.to_le_bytes());
     nonce[8..].copy_from_slice(&u32::from(last).to_le_bytes());
@@ -287,24 +291,47 @@ impl FileCipher {
         let mut key = [0u8; 32];
         let key = &mut key[..header.algorithm.key_size().key_len()];
         derive_file_key(master, header, key)?;
-        let cipher = DynAesGcmSiv::with_backend(key, backend).map(|aead| FileCipher { aead });
+        let cipher = DynAesGcmSiv::with_backend(key, backend).map(|aead| FileCipher {
+            aead,
+            header: header.to_bytes(),
+        });
         key.zeroize();
         cipher
     }
 
     /// The header tag: the AEAD of nothing, with the header as associated data.
-    pub(super) fn header_tag(&self, header: &[u8; HEADER_LEN]) -> Result<[u8; 16], Error> {
+    pub(super) fn header_tag(&self) -> Result<[u8; TAG_LEN], Error> {
         self.aead
-            .seal_inout(&HEADER_TAG_NONCE, header, (&mut [][..]).into())
+            .seal_inout(&HEADER_TAG_NONCE, &self.header, (&mut [][..]).into())
     }
 
-    pub(super) fn check_header_tag(
+    pub(super) fn check_header_tag(&self, tag: &[u8; TAG_LEN]) -> Result<(), Error> {
+        self.aead
+            .open_inout(&HEADER_TAG_NONCE, &self.header, (&mut [][..]).into(), tag)
+    }
+}
+
+/// Chunk `index` is sealed under its nonce with the header as associated data.
+impl ChunkCipher for FileCipher {
+    fn seal_inout(
         &self,
-        header: &[u8; HEADER_LEN],
-        tag: &[u8; 16],
+        index: u64,
+        last: bool,
+        buf: InOutBuf<'_, '_, u8>,
+    ) -> Result<[u8; TAG_LEN], Error> {
+        self.aead
+            .seal_inout(&chunk_nonce(index, last), &self.header, buf)
+    }
+
+    fn open_inout(
+        &self,
+        index: u64,
+        last: bool,
+        buf: InOutBuf<'_, '_, u8>,
+        tag: &[u8; TAG_LEN],
     ) -> Result<(), Error> {
         self.aead
-            .open_inout(&HEADER_TAG_NONCE, header, (&mut [][..]).into(), tag)
+            .open_inout(&chunk_nonce(index, last), &self.header, buf, tag)
     }
 }
 

@@ -36,7 +36,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-mod chunks;
+pub(crate) mod chunks;
 mod decryptor;
 mod encryptor;
 mod error;

@@ -20,11 +20,11 @@ use std::sync::{Mutex, PoisonError};
 use zeroize::Zeroizing;
 
 use super::Options;
+use super::chunks::ChunkCipher;
 #[cfg(unix)]
-use super::chunks::{open_chunk, read_file_at, seal_chunk};
+use super::chunks::read_file_at;
 use super::error::StreamError;
-use super::header::{FileCipher, chunk_nonce};
-use super::header::{HEADER_LEN, TAG_LEN};
+use super::header::TAG_LEN;
 use combsiv_parallel::run_workers;
 
 /// Where every chunk of a stream lies, from its plaintext length and chunk size.
@@ -87,9 +87,9 @@ impl ChunkMap {
         start..start + (plaintext.end - plaintext.start) + TAG_LEN as u64
     }
 
-    /// Chunk `index`'s nonce: its index and whether it is the final chunk.
-    fn nonce(&self, index: u64) -> [u8; 12] {
-        chunk_nonce(index, index + 1 == self.chunks)
+    /// Chunk `index` and whether it is the final chunk: what its nonce is made of.
+    fn position(&self, index: u64) -> (u64, bool) {
+        (index, index + 1 == self.chunks)
     }
 
     /// How many chunks make a claim of about 64 KiB, so that claiming costs nothing next to
@@ -229,7 +229,7 @@ fn read_at(
 /// is sized first, then every chunk read, sealed and written at its place.
 #[cfg(unix)]
 pub(super) fn seal_file(
-    (cipher, header, prefix): (&FileCipher, &[u8; HEADER_LEN], &[u8]),
+    (cipher, prefix): (&impl ChunkCipher, &[u8]),
     (input, from): (&File, u64),
     layout: ChunkMap,
     output: &File,
@@ -245,7 +245,7 @@ pub(super) fn seal_file(
         read_at(input, from, plaintext.clone(), buffer)?;
         let len = buffer.len();
         buffer.resize(len + TAG_LEN, 0);
-        seal_chunk(cipher, header, layout.nonce(index), None, buffer)?;
+        cipher.seal_chunk(layout.position(index), None, buffer)?;
         output.write_all_at(buffer, body + layout.sealed(index).start)?;
         Ok(plaintext.end - plaintext.start)
     })
@@ -256,7 +256,7 @@ pub(super) fn seal_file(
 /// written at its place.
 #[cfg(unix)]
 pub(super) fn open_file(
-    (cipher, header): (&FileCipher, &[u8; HEADER_LEN]),
+    cipher: &impl ChunkCipher,
     (input, from): (&File, u64),
     layout: ChunkMap,
     output: &File,
@@ -268,8 +268,7 @@ pub(super) fn open_file(
     each_chunk(layout, options, progress, |index, buffer| {
         let sealed = layout.sealed(index);
         read_at(input, from, sealed.clone(), buffer)?;
-        open_chunk(cipher, header, layout.nonce(index), None, buffer)
-            .map_err(|_| StreamError::Corrupted { chunk: index })?;
+        cipher.open_chunk(layout.position(index), None, buffer)?;
         let body = buffer.len() - TAG_LEN;
         output.write_all_at(&buffer[..body], layout.plaintext(index).start)?;
         Ok(sealed.end - sealed.start)
@@ -305,8 +304,7 @@ fn each_chunk(
 /// Seals `input` (its `layout`) into `output`, which holds exactly the chunks: each run of
 /// chunks is sealed from `input` straight into its part of `output`.
 pub(super) fn seal_memory(
-    cipher: &FileCipher,
-    header: &[u8; HEADER_LEN],
+    cipher: &impl ChunkCipher,
     input: &[u8],
     layout: ChunkMap,
     output: &mut [u8],
@@ -316,13 +314,7 @@ pub(super) fn seal_memory(
     let pieces = (sealed_chunk, |i| layout.sealed(i));
     each_run(layout, output, pieces, workers, |index, sealed| {
         let plaintext = part(input, layout.plaintext(index));
-        Ok(seal_chunk(
-            cipher,
-            header,
-            layout.nonce(index),
-            Some(plaintext),
-            sealed,
-        )?)
+        Ok(cipher.seal_chunk(layout.position(index), Some(plaintext), sealed)?)
     })
 }
 
@@ -330,8 +322,7 @@ pub(super) fn seal_memory(
 /// plaintext: each run of chunks is opened from `input` straight into its part of `output`.
 /// On failure the caller wipes `output`.
 pub(super) fn open_memory(
-    cipher: &FileCipher,
-    header: &[u8; HEADER_LEN],
+    cipher: &impl ChunkCipher,
     input: &[u8],
     layout: ChunkMap,
     output: &mut [u8],
@@ -340,8 +331,7 @@ pub(super) fn open_memory(
     let pieces = (layout.chunk_size, |i| layout.plaintext(i));
     each_run(layout, output, pieces, workers, |index, plaintext| {
         let sealed = part(input, layout.sealed(index));
-        open_chunk(cipher, header, layout.nonce(index), Some(sealed), plaintext)
-            .map_err(|_| StreamError::Corrupted { chunk: index })
+        cipher.open_chunk(layout.position(index), Some(sealed), plaintext)
     })
 }
 
