@@ -11,6 +11,7 @@
 extern crate alloc;
 
 pub mod c2sp;
+pub mod random_access;
 pub mod sealer;
 pub mod stream;
 

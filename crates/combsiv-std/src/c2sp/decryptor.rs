@@ -8,12 +8,10 @@ use zeroize::{Zeroize, Zeroizing};
 
 use super::keys::{MessageKeys, check_input_key};
 use super::{
-    Aead, CHUNK_LEN, HEADER_LEN, MAX_CHUNKS, SALT_LEN, SEALED_CHUNK_LEN, TAG_LEN, check_room,
-    into_vec,
+    Aead, CHUNK_LEN, HEADER_LEN, MAX_CHUNKS, SEALED_CHUNK_LEN, TAG_LEN, check_room, into_vec,
 };
 use crate::stream::StreamError;
 use combsiv_core::Error;
-use combsiv_core::verdict::check_tag;
 
 /// Decrypts one message in the C2SP chunked format, fed in pieces of any size: `update`
 /// returns the plaintext of every chunk that is in and authentic, `finalize` the final
@@ -167,12 +165,11 @@ impl Decryptor {
         else {
             return Ok(());
         };
-        let mut salt = [0u8; SALT_LEN];
-        salt.copy_from_slice(&header[..SALT_LEN]);
-        let keys = MessageKeys::derive(*aead, input_key, &salt, context)?;
-        self.state = match check_tag(&keys.commitment, &header[SALT_LEN..]) {
-            Ok(()) => State::Chunks(keys),
-            Err(_) => State::Failed(Failure::WrongKey),
+        let header: &[u8; HEADER_LEN] = header[..].try_into().map_err(|_| StreamError::WrongKey)?;
+        self.state = match MessageKeys::of_header(*aead, input_key, header, context) {
+            Ok(keys) => State::Chunks(keys),
+            Err(StreamError::WrongKey) => State::Failed(Failure::WrongKey),
+            Err(other) => return Err(other),
         };
         match self.state {
             State::Failed(failure) => Err(failure.error()),

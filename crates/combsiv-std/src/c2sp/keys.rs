@@ -7,10 +7,11 @@ use hmac::{Hmac, KeyInit, Mac};
 use sha2::Sha512;
 use zeroize::{Zeroize, Zeroizing};
 
-use super::{Aead, COMMITMENT_LEN, MAX_CHUNKS, SALT_LEN, TAG_LEN};
+use super::{Aead, COMMITMENT_LEN, HEADER_LEN, MAX_CHUNKS, SALT_LEN, TAG_LEN};
 use crate::stream::StreamError;
 use crate::stream::chunks::ChunkCipher;
 use combsiv_core::aead::InOutBuf;
+use combsiv_core::verdict::check_tag;
 use combsiv_core::{DynAesGcm, DynAesGcmSiv, Error};
 
 /// The fixed start of the derivation's info string.
@@ -22,7 +23,7 @@ const HASH_LEN: usize = 64;
 
 /// The chunk AEAD of one message under its derived key, with its base nonce and the
 /// commitment derived beside them.
-pub(super) struct MessageKeys {
+pub(crate) struct MessageKeys {
     aead: ChunkAead,
     base_nonce: [u8; NONCE_LEN],
     pub(super) commitment: [u8; COMMITMENT_LEN],
@@ -42,7 +43,7 @@ impl Drop for MessageKeys {
 }
 
 /// The input key's length for `aead`, or [`Error::InvalidKeyLength`].
-pub(super) fn check_input_key(aead: Aead, input_key: &[u8]) -> Result<(), StreamError> {
+pub(crate) fn check_input_key(aead: Aead, input_key: &[u8]) -> Result<(), StreamError> {
     if input_key.len() == aead.key_size().key_len() {
         Ok(())
     } else {
@@ -85,6 +86,21 @@ impl MessageKeys {
         };
         keys.base_nonce.copy_from_slice(base_nonce);
         keys.commitment.copy_from_slice(commitment);
+        Ok(keys)
+    }
+
+    /// The keys of the message whose header (salt, then commitment) is `header`, once its
+    /// commitment matches: [`StreamError::WrongKey`] otherwise (a wrong key or context).
+    pub(crate) fn of_header(
+        aead: Aead,
+        input_key: &[u8],
+        header: &[u8; HEADER_LEN],
+        context: &[u8],
+    ) -> Result<MessageKeys, StreamError> {
+        let (salt, commitment) = header.split_at(SALT_LEN);
+        let salt = salt.try_into().map_err(|_| StreamError::WrongKey)?;
+        let keys = MessageKeys::derive(aead, input_key, salt, context)?;
+        check_tag(&keys.commitment, commitment).map_err(|_| StreamError::WrongKey)?;
         Ok(keys)
     }
 

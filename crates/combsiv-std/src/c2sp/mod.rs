@@ -40,12 +40,13 @@
 
 mod decryptor;
 mod encryptor;
-mod keys;
+pub(crate) mod keys;
 
 pub use decryptor::Decryptor;
 pub use encryptor::Encryptor;
 
 use alloc::vec::Vec;
+use core::ops::Range;
 
 use zeroize::Zeroizing;
 
@@ -144,6 +145,15 @@ pub fn plaintext_len(ciphertext_len: u64) -> Result<u64, StreamError> {
         return Err(StreamError::Truncated { chunks: whole });
     }
     Ok(whole * CHUNK_LEN as u64 + last - TAG_LEN as u64)
+}
+
+/// The ciphertext bytes that hold the plaintext bytes `plaintext`: whole sealed chunks, the
+/// last one ending where it would end if whole (clip at the message's length). What a
+/// reader of an object store fetches for
+/// [`SeekableDecryptor::read_at`](crate::random_access::SeekableDecryptor::read_at), beside
+/// the header and the final chunk, which opening the message reads.
+pub fn ciphertext_range(plaintext: Range<u64>) -> Range<u64> {
+    crate::random_access::chunk_span(HEADER_LEN as u64, CHUNK_LEN as u64, plaintext)
 }
 
 /// [`StreamError::WrongOutputLength`] unless `out` holds at least `needed` bytes.

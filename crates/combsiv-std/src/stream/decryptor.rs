@@ -92,7 +92,11 @@ impl<R: Read> Decryptor<R> {
     }
 
     /// The file cipher, once the header tag verified under `key`.
-    fn cipher(&self, key: &MasterKey, options: &Options) -> Result<FileCipher, StreamError> {
+    pub(crate) fn cipher(
+        &self,
+        key: &MasterKey,
+        options: &Options,
+    ) -> Result<FileCipher, StreamError> {
         let cipher = FileCipher::new(key, &self.header, options.backend())?;
         cipher
             .check_header_tag(&self.header_tag)

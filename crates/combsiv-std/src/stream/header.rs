@@ -265,7 +265,7 @@ fn derive_file_key(master: &MasterKey, header: &Header, out: &mut [u8]) -> Resul
 /// The per-stream AEAD, keyed with the file key, with the header its chunks and header tag
 /// authenticate.
 #[derive(Clone)]
-pub(super) struct FileCipher {
+pub(crate) struct FileCipher {
     aead: DynAesGcmSiv,
     header: [u8; HEADER_LEN],
 }

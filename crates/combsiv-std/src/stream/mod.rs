@@ -45,7 +45,7 @@ mod kdf;
 #[cfg(unix)]
 mod output;
 mod pipeline;
-mod positional;
+pub(crate) mod positional;
 #[cfg(unix)]
 mod secret_file;
 #[cfg(unix)]
@@ -57,7 +57,7 @@ pub use header::{
 };
 #[cfg(unix)]
 pub use output::{OutputFile, PlannedOutput, is_same_file, remove_temporary_files};
-use positional::ChunkMap;
+pub(crate) use positional::ChunkMap;
 #[cfg(unix)]
 pub use secret_file::{MAX_KEY_FILE_LEN, SecretFileError, read_secret_file};
 
@@ -94,6 +94,19 @@ impl Options {
             n => n.min(MAX_THREADS),
         }
     }
+}
+
+/// The bytes of a stream with chunks of `chunk_size` that hold the plaintext bytes
+/// `plaintext`: whole sealed chunks, the last one ending where it would end if whole (clip
+/// at the stream's length). What a reader of an object store fetches for
+/// [`SeekableDecryptor::read_at`](crate::random_access::SeekableDecryptor::read_at), beside
+/// the header and the final chunk, which opening the stream reads.
+pub fn ciphertext_range(
+    chunk_size: u32,
+    plaintext: core::ops::Range<u64>,
+) -> core::ops::Range<u64> {
+    let chunk_size = u64::from(chunk_size.max(1));
+    crate::random_access::chunk_span(PREFIX_LEN as u64, chunk_size, plaintext)
 }
 
 /// The size of the stream that encrypts `plaintext_len` bytes with chunks of `chunk_size`.

@@ -29,7 +29,7 @@ use combsiv_parallel::run_workers;
 
 /// Where every chunk of a stream lies, from its plaintext length and chunk size.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct ChunkMap {
+pub(crate) struct ChunkMap {
     chunk_size: u64,
     chunks: u64,
     plaintext_len: u64,
@@ -37,7 +37,7 @@ pub(super) struct ChunkMap {
 
 impl ChunkMap {
     /// The layout of a stream that encrypts `plaintext_len` bytes.
-    pub(super) fn of_plaintext(plaintext_len: u64, chunk_size: u32) -> ChunkMap {
+    pub(crate) fn of_plaintext(plaintext_len: u64, chunk_size: u32) -> ChunkMap {
         let chunk_size = u64::from(chunk_size.max(1));
         ChunkMap {
             chunk_size,
@@ -49,7 +49,7 @@ impl ChunkMap {
     /// The layout of a stream whose chunks (everything after the header and its tag) are
     /// `sealed_len` bytes: [`StreamError::Truncated`] if they end without a final chunk
     /// (fewer bytes after the last whole chunk than a tag).
-    pub(super) fn of_sealed(sealed_len: u64, chunk_size: u32) -> Result<ChunkMap, StreamError> {
+    pub(crate) fn of_sealed(sealed_len: u64, chunk_size: u32) -> Result<ChunkMap, StreamError> {
         let chunk_size = u64::from(chunk_size.max(1));
         let sealed_chunk = chunk_size + TAG_LEN as u64;
         let whole = sealed_len / sealed_chunk;
@@ -65,30 +65,40 @@ impl ChunkMap {
     }
 
     /// The plaintext length.
-    pub(super) fn plaintext_len(&self) -> u64 {
+    pub(crate) fn plaintext_len(&self) -> u64 {
         self.plaintext_len
     }
 
     /// The length of the chunks, tags included (the stream without its header).
-    pub(super) fn sealed_len(&self) -> u64 {
+    pub(crate) fn sealed_len(&self) -> u64 {
         self.plaintext_len + self.chunks * TAG_LEN as u64
     }
 
     /// Chunk `index`'s plaintext, as offsets in the plaintext.
-    fn plaintext(&self, index: u64) -> Range<u64> {
+    pub(crate) fn plaintext(&self, index: u64) -> Range<u64> {
         let start = index * self.chunk_size;
         start..(start + self.chunk_size).min(self.plaintext_len)
     }
 
     /// Chunk `index` sealed (body and tag), as offsets after the header.
-    fn sealed(&self, index: u64) -> Range<u64> {
+    pub(crate) fn sealed(&self, index: u64) -> Range<u64> {
         let start = index * (self.chunk_size + TAG_LEN as u64);
         let plaintext = self.plaintext(index);
         start..start + (plaintext.end - plaintext.start) + TAG_LEN as u64
     }
 
+    /// How many chunks there are (the final one included, even when empty).
+    pub(crate) fn chunks(&self) -> u64 {
+        self.chunks
+    }
+
+    /// The chunk that holds plaintext byte `offset` (at or past the end: the final chunk).
+    pub(crate) fn chunk_at(&self, offset: u64) -> u64 {
+        (offset / self.chunk_size).min(self.chunks - 1)
+    }
+
     /// Chunk `index` and whether it is the final chunk: what its nonce is made of.
-    fn position(&self, index: u64) -> (u64, bool) {
+    pub(crate) fn position(&self, index: u64) -> (u64, bool) {
         (index, index + 1 == self.chunks)
     }
 
