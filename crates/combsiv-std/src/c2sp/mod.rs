@@ -41,9 +41,13 @@
 mod decryptor;
 mod encryptor;
 pub(crate) mod keys;
+mod whole;
 
 pub use decryptor::Decryptor;
 pub use encryptor::Encryptor;
+#[cfg(unix)]
+pub use whole::{decrypt_file, decrypt_to_file, encrypt_file, encrypt_to_file};
+pub use whole::{decrypt_into, encrypt_into};
 
 use alloc::vec::Vec;
 use core::ops::Range;

@@ -272,3 +272,130 @@ fn short_output_buffers_are_refused_before_any_work() {
     out.extend(tail);
     assert_eq!(open(aead, &key, b"", &out, 0).unwrap(), data);
 }
+
+/// [`decrypt_into`] into a buffer of the right length.
+fn open_whole(
+    aead: Aead,
+    key: &[u8],
+    context: &[u8],
+    sealed: &[u8],
+    threads: usize,
+) -> Result<Vec<u8>, StreamError> {
+    let options = crate::stream::Options {
+        threads,
+        ..Default::default()
+    };
+    let mut opened = vec![0; plaintext_len(sealed.len() as u64)? as usize];
+    decrypt_into(aead, key, context, sealed, &mut opened, &options)?;
+    Ok(opened)
+}
+
+#[test]
+fn whole_messages_on_every_core_are_the_same_format() {
+    for vector in vectors()["from_cryptography"].as_array().unwrap() {
+        let aead = aead_named(vector["aead"].as_str().unwrap());
+        let (key, context) = (hex(&vector["key"]), hex(&vector["context"]));
+        let message = plaintext(vector["length"].as_u64().unwrap() as usize);
+        let opened = open_whole(aead, &key, &context, &hex(&vector["ciphertext"]), 3);
+        assert_eq!(opened.unwrap(), message);
+    }
+    for aead in Aead::ALL {
+        let key = aead.generate_key().unwrap();
+        for len in [0, 1, 16_383, 16_384, 16_385, 100_000] {
+            let message = plaintext(len);
+            for threads in [1, 3] {
+                let options = crate::stream::Options {
+                    threads,
+                    ..Default::default()
+                };
+                let mut sealed = vec![0; ciphertext_len(len as u64).unwrap() as usize];
+                encrypt_into(aead, &key, b"ctx", &message, &mut sealed, &options).unwrap();
+                assert_eq!(open(aead, &key, b"ctx", &sealed, 0).unwrap(), message);
+                let sealed = seal(aead, &key, b"ctx", &message, 1000);
+                assert_eq!(
+                    open_whole(aead, &key, b"ctx", &sealed, threads).unwrap(),
+                    message
+                );
+            }
+        }
+        let sealed = seal(aead, &key, b"ctx", &plaintext(40_000), 0);
+        let mut opened = vec![0xaa; 40_000];
+        let result = decrypt_into(
+            aead,
+            &key,
+            b"other",
+            &sealed,
+            &mut opened,
+            &Default::default(),
+        );
+        assert!(matches!(result, Err(StreamError::WrongKey)));
+        assert!(opened.iter().all(|&b| b == 0), "zeroed on failure");
+        let mut damaged = sealed.clone();
+        damaged[HEADER_LEN + SEALED_CHUNK_LEN + 3] ^= 1;
+        let result = open_whole(aead, &key, b"ctx", &damaged, 2);
+        assert!(
+            matches!(result, Err(StreamError::Corrupted { chunk: 1 })),
+            "{result:?}"
+        );
+        let mut short = vec![0; 39_999];
+        let result = decrypt_into(aead, &key, b"ctx", &sealed, &mut short, &Default::default());
+        assert!(matches!(result, Err(StreamError::WrongOutputLength { .. })));
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn files_round_trip_by_position_and_in_order() {
+    use crate::stream::{Options, OutputFile};
+    use std::fs::{self, File};
+
+    let dir = tempfile::tempdir().unwrap();
+    let (plain, sealed, opened) = (
+        dir.path().join("plain"),
+        dir.path().join("sealed"),
+        dir.path().join("opened"),
+    );
+    let message = plaintext(70_000);
+    fs::write(&plain, &message).unwrap();
+    let aead = Aead::Aes128Gcm;
+    let key = aead.generate_key().unwrap();
+    let options = Options::default();
+    let plan = |path: &std::path::Path| OutputFile::plan(path, None, true).unwrap();
+
+    let input = File::open(&plain).unwrap();
+    let len = encrypt_to_file(aead, &key, b"ctx", &input, plan(&sealed), &options, |_| {});
+    assert_eq!(len.unwrap(), 70_000);
+    assert_eq!(
+        open(aead, &key, b"ctx", &fs::read(&sealed).unwrap(), 0).unwrap(),
+        message
+    );
+
+    let input = File::open(&sealed).unwrap();
+    decrypt_to_file(aead, &key, b"ctx", &input, plan(&opened), &options, |_| {}).unwrap();
+    assert_eq!(fs::read(&opened).unwrap(), message);
+
+    // In order, into any writer.
+    let mut in_order = Vec::new();
+    let input = File::open(&plain).unwrap();
+    encrypt_file(aead, &key, b"ctx", &input, &mut in_order, &options, |_| {}).unwrap();
+    let mut back = Vec::new();
+    let input = File::open(&sealed).unwrap();
+    decrypt_file(aead, &key, b"ctx", &input, &mut back, &options, |_| {}).unwrap();
+    assert_eq!(back, message);
+    assert_eq!(open(aead, &key, b"ctx", &in_order, 0).unwrap(), message);
+
+    // A wrong context or a truncated file leaves no output behind.
+    fs::remove_file(&opened).unwrap();
+    let input = File::open(&sealed).unwrap();
+    let result = decrypt_to_file(aead, &key, b"x", &input, plan(&opened), &options, |_| {});
+    assert!(matches!(result, Err(StreamError::WrongKey)));
+    let bytes = fs::read(&sealed).unwrap();
+    fs::write(&sealed, &bytes[..2 * SEALED_CHUNK_LEN + HEADER_LEN]).unwrap();
+    let input = File::open(&sealed).unwrap();
+    let result = decrypt_to_file(aead, &key, b"ctx", &input, plan(&opened), &options, |_| {});
+    assert!(
+        matches!(result, Err(StreamError::Truncated { chunks: 2 })),
+        "{result:?}"
+    );
+    assert!(!opened.exists());
+}

@@ -39,7 +39,7 @@ impl<'a, O: Write, P: FnMut(u64)> Sink<'a, O, P> {
 }
 
 /// Reads until `buf` is full or the input ends; returns how many bytes were read.
-pub(super) fn read_full(input: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
+pub(crate) fn read_full(input: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
     let mut filled = 0;
     while filled < buf.len() {
         match input.read(&mut buf[filled..]) {
@@ -56,7 +56,7 @@ pub(super) fn read_full(input: &mut impl Read, buf: &mut [u8]) -> io::Result<usi
 /// by whoever holds the input; bytes in memory, each slot naming its range (nothing is
 /// copied; the AEAD reads the range and writes the slot's buffer); or a file, each slot
 /// naming its range for the worker to read into its own buffer with a positional read.
-pub(super) enum Source<'m, R> {
+pub(crate) enum Source<'m, R> {
     Reader(R),
     Memory {
         bytes: &'m [u8],
@@ -72,7 +72,7 @@ pub(super) enum Source<'m, R> {
 
 /// Where a worker fetches a slot's input that is not in its buffer (see [`Source`]).
 #[derive(Clone, Copy)]
-pub(super) enum Fetch<'m> {
+pub(crate) enum Fetch<'m> {
     InBuffer,
     Memory(&'m [u8]),
     #[cfg(unix)]
@@ -270,7 +270,7 @@ pub(super) fn open_slot(cipher: &impl ChunkCipher, fetch: Fetch<'_>, slot: &mut 
 }
 
 /// [`StreamError::WrongOutputLength`] unless `output` is `len` bytes long.
-pub(super) fn check_output_len(output: &[u8], len: u64) -> Result<(), StreamError> {
+pub(crate) fn check_output_len(output: &[u8], len: u64) -> Result<(), StreamError> {
     match output.len() as u64 {
         given if given == len => Ok(()),
         given => Err(StreamError::WrongOutputLength { needed: len, given }),

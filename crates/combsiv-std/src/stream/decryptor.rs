@@ -8,14 +8,12 @@ use std::io::{self, Read, Write};
 use super::Options;
 #[cfg(unix)]
 use super::PlannedOutput;
-use super::chunks::{Sink, Source, check_output_len, open_slot, read_full, sealed_chunk_read};
+use super::chunks::{Source, check_output_len, read_full};
 use super::error::StreamError;
 use super::header::{FileCipher, HEADER_LEN, Header, MAGIC, MasterKey, TAG_LEN};
 use super::kdf::{KdfLimits, KeySource};
 use super::positional::ChunkMap;
-#[cfg(unix)]
-use super::stamp::Stamp;
-use super::{pipeline, positional};
+use super::{files, positional};
 
 impl KdfLimits {
     /// [`StreamError::KdfTooExpensive`] if `source` asks for more than these limits.
@@ -119,7 +117,7 @@ impl<R: Read> Decryptor<R> {
     {
         let cipher = self.cipher(key, options)?;
         let source = Source::Reader(&mut self.input);
-        Self::run(
+        files::open_in_order(
             &cipher,
             self.header.chunk_size,
             source,
@@ -127,35 +125,6 @@ impl<R: Read> Decryptor<R> {
             options,
             progress,
         )
-    }
-
-    /// Opens the chunks of a stream with this chunk size.
-    fn run(
-        cipher: &FileCipher,
-        chunk_size: u32,
-        source: Source<'_, impl Read + Send>,
-        mut output: impl Write + Send,
-        options: &Options,
-        mut progress: impl FnMut(u64) + Send,
-    ) -> Result<u64, StreamError> {
-        let sealed_chunk = chunk_size as usize + TAG_LEN;
-        let fetch = source.fetch();
-        let mut sink = Sink::new(&mut output, &mut progress);
-        pipeline::run(
-            options.threads(),
-            sealed_chunk,
-            source,
-            &mut sink,
-            |source, slot| match source.next(sealed_chunk, slot) {
-                Ok(n) => sealed_chunk_read(n, sealed_chunk, slot),
-                Err(e) => slot.error = Some(e.into()),
-            },
-            |slot| open_slot(cipher, fetch, slot),
-            |sink, slot| sink.write(slot),
-        )?;
-        let total = sink.produced;
-        output.flush()?;
-        Ok(total)
     }
 }
 
@@ -208,7 +177,7 @@ impl Decryptor<&[u8]> {
             bytes: self.input,
             position: 0,
         };
-        Self::run(
+        files::open_in_order(
             &cipher,
             self.header.chunk_size,
             source,
@@ -233,26 +202,9 @@ impl Decryptor<&File> {
         options: &Options,
         progress: impl FnMut(u64) + Send,
     ) -> Result<u64, StreamError> {
-        let mut input = self.input;
-        let Some(stamp) = Stamp::of_regular(input)? else {
-            return self.decrypt(key, output, options, progress);
-        };
         let cipher = self.cipher(key, options)?;
-        let source: Source<'_, io::Empty> = Source::File {
-            file: input,
-            len: stamp.len,
-            position: io::Seek::stream_position(&mut input)?,
-        };
-        let total = Self::run(
-            &cipher,
-            self.header.chunk_size,
-            source,
-            output,
-            options,
-            progress,
-        )?;
-        stamp.check(input)?;
-        Ok(total)
+        let chunks = (&cipher, self.header.chunk_size);
+        files::open_file(chunks, self.input, output, options, progress)
     }
 }
 
@@ -272,24 +224,7 @@ impl Decryptor<&File> {
         progress: impl FnMut(u64) + Send,
     ) -> Result<u64, StreamError> {
         let cipher = self.cipher(key, options)?;
-        let mut input = self.input;
-        let stamp = Stamp::of_regular(input)?;
-        let from = io::Seek::stream_position(&mut input)?;
-        let chunk_size = self.header.chunk_size;
-        let layout = stamp
-            .as_ref()
-            .map(|stamp| ChunkMap::of_sealed(stamp.len.saturating_sub(from), chunk_size))
-            .transpose()?;
-        let mut output = output.create()?;
-        let len = match (stamp, layout, output.positional()) {
-            (Some(stamp), Some(layout), Some(file)) => {
-                positional::open_file(&cipher, (input, from), layout, file, options, progress)?;
-                stamp.check(input)?;
-                layout.plaintext_len()
-            }
-            _ => self.decrypt_file(key, output.file(), options, progress)?,
-        };
-        output.commit()?;
-        Ok(len)
+        let chunks = (&cipher, self.header.chunk_size);
+        files::open_file_to(chunks, self.input, output, options, progress)
     }
 }

@@ -6,15 +6,13 @@ use std::io::{self, Read, Write};
 
 #[cfg(unix)]
 use super::PlannedOutput;
-use super::chunks::{Sink, Source, check_output_len, seal_slot};
+use super::chunks::{Source, check_output_len};
 use super::error::StreamError;
-use super::header::{Algorithm, FileCipher, HEADER_LEN, Header, MasterKey, TAG_LEN};
+use super::header::{Algorithm, FileCipher, HEADER_LEN, Header, MasterKey};
 use super::kdf::KeySource;
 use super::positional::ChunkMap;
-#[cfg(unix)]
-use super::stamp::Stamp;
 use super::{Options, PREFIX_LEN};
-use super::{pipeline, positional};
+use super::{files, positional};
 use combsiv_core::Error;
 
 /// A stream being encrypted: its header, with a salt drawn from the operating system's
@@ -104,22 +102,15 @@ impl Encryptor {
     pub fn encrypt_file(
         self,
         key: &MasterKey,
-        mut input: &File,
+        input: &File,
         output: impl Write + Send,
         options: &Options,
         progress: impl FnMut(u64) + Send,
     ) -> Result<u64, StreamError> {
-        let Some(stamp) = Stamp::of_regular(input)? else {
-            return self.encrypt(key, input, output, options, progress);
-        };
-        let source: Source<'_, io::Empty> = Source::File {
-            file: input,
-            len: stamp.len,
-            position: io::Seek::stream_position(&mut input)?,
-        };
-        let total = self.run(key, source, output, options, progress)?;
-        stamp.check(input)?;
-        Ok(total)
+        let cipher = FileCipher::new(key, &self.header, options.backend())?;
+        let prefix = self.prefix(&cipher)?;
+        let chunks = (&cipher, &prefix[..], self.header.chunk_size);
+        files::seal_file(chunks, input, output, options, progress)
     }
 
     /// Encrypts all of `input` into `output`, which must be exactly
@@ -171,29 +162,15 @@ impl Encryptor {
     pub fn encrypt_to_file(
         self,
         key: &MasterKey,
-        mut input: &File,
+        input: &File,
         output: PlannedOutput,
         options: &Options,
         progress: impl FnMut(u64) + Send,
     ) -> Result<u64, StreamError> {
-        let mut output = output.create()?;
-        let stamp = Stamp::of_regular(input)?;
-        let len = match (stamp, output.positional()) {
-            (Some(stamp), Some(file)) => {
-                let from = io::Seek::stream_position(&mut input)?;
-                let len = stamp.len.saturating_sub(from);
-                let layout = ChunkMap::of_plaintext(len, self.header.chunk_size);
-                let cipher = FileCipher::new(key, &self.header, options.backend())?;
-                let prefix = self.prefix(&cipher)?;
-                let parts = (&cipher, &prefix[..]);
-                positional::seal_file(parts, (input, from), layout, file, options, progress)?;
-                stamp.check(input)?;
-                layout.plaintext_len()
-            }
-            _ => self.encrypt_file(key, input, output.file(), options, progress)?,
-        };
-        output.commit()?;
-        Ok(len)
+        let cipher = FileCipher::new(key, &self.header, options.backend())?;
+        let prefix = self.prefix(&cipher)?;
+        let chunks = (&cipher, &prefix[..], self.header.chunk_size);
+        files::seal_file_to(chunks, input, output, options, progress)
     }
 
     fn run(
@@ -202,30 +179,11 @@ impl Encryptor {
         source: Source<'_, impl Read + Send>,
         mut output: impl Write + Send,
         options: &Options,
-        mut progress: impl FnMut(u64) + Send,
+        progress: impl FnMut(u64) + Send,
     ) -> Result<u64, StreamError> {
         let cipher = self.begin(key, &mut output, options)?;
-        let chunk = self.header.chunk_size as usize;
-        let fetch = source.fetch();
-        let mut sink = Sink::new(&mut output, &mut progress);
-        pipeline::run(
-            options.threads(),
-            chunk + TAG_LEN,
-            source,
-            &mut sink,
-            |source, slot| match source.next(chunk, slot) {
-                Ok(n) => {
-                    slot.input_len = n;
-                    slot.last = n < chunk;
-                }
-                Err(e) => slot.error = Some(e.into()),
-            },
-            |slot| seal_slot(&cipher, fetch, slot),
-            |sink, slot| sink.write(slot),
-        )?;
-        let total = sink.consumed;
-        output.flush()?;
-        Ok(total)
+        let chunk_size = self.header.chunk_size;
+        files::seal_in_order(&cipher, chunk_size, source, output, options, progress)
     }
 
     /// The file cipher, after writing the header and its tag.

@@ -40,6 +40,7 @@ pub(crate) mod chunks;
 mod decryptor;
 mod encryptor;
 mod error;
+pub(crate) mod files;
 mod header;
 mod kdf;
 #[cfg(unix)]

@@ -29,7 +29,7 @@ use super::error::StreamError;
 use combsiv_parallel::run_workers;
 
 /// One chunk on its way through the pipeline.
-pub(super) struct Slot {
+pub(crate) struct Slot {
     /// The chunk's position in the stream.
     pub(super) index: u64,
     /// Whether it is the final chunk.

@@ -313,7 +313,7 @@ fn each_chunk(
 
 /// Seals `input` (its `layout`) into `output`, which holds exactly the chunks: each run of
 /// chunks is sealed from `input` straight into its part of `output`.
-pub(super) fn seal_memory(
+pub(crate) fn seal_memory(
     cipher: &impl ChunkCipher,
     input: &[u8],
     layout: ChunkMap,
@@ -331,7 +331,7 @@ pub(super) fn seal_memory(
 /// Opens the chunks `input` holds (its `layout`) into `output`, which holds exactly the
 /// plaintext: each run of chunks is opened from `input` straight into its part of `output`.
 /// On failure the caller wipes `output`.
-pub(super) fn open_memory(
+pub(crate) fn open_memory(
     cipher: &impl ChunkCipher,
     input: &[u8],
     layout: ChunkMap,
