@@ -10,8 +10,12 @@
 
 use std::fs::File;
 use std::io::{self, IsTerminal};
+use std::ops::Range;
 use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
+
+use combsiv::AesKeySize;
+use combsiv::c2sp::Aead;
 
 use combsiv::stream::{
     Algorithm, Decryptor, Encryptor, KdfLimits, Options, OutputFile, PlannedOutput, StreamError,
@@ -35,10 +39,36 @@ pub struct Job {
     pub threads: usize,
     pub allow_insecure_key_file: bool,
     pub kdf_limits: KdfLimits,
+    pub format: Format,
+    /// C2SP's context, bound into every message's keys.
+    pub context: Vec<u8>,
+    /// Decrypt only these plaintext bytes (an end past the plaintext's is its end).
+    pub range: Option<Range<u64>>,
+}
+
+/// The format written or read: the format has no magic bytes in C2SP's case, so the choice
+/// is the user's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// combsiv's stream format (docs/FORMAT.md).
+    Combsiv,
+    /// C2SP chunked encryption with AES-GCM (Cobblestone) or, `gcm_siv`, AES-GCM-SIV.
+    C2sp { gcm_siv: bool },
 }
 
 impl Job {
-    fn options(&self) -> Options {
+    /// The C2SP AEAD the format and key size name.
+    pub fn c2sp_aead(&self) -> Aead {
+        let size = self.algorithm.key_size();
+        match (self.format, size) {
+            (Format::C2sp { gcm_siv: true }, AesKeySize::Aes128) => Aead::Aes128GcmSiv,
+            (Format::C2sp { gcm_siv: true }, AesKeySize::Aes256) => Aead::Aes256GcmSiv,
+            (_, AesKeySize::Aes128) => Aead::Aes128Gcm,
+            (_, AesKeySize::Aes256) => Aead::Aes256Gcm,
+        }
+    }
+
+    pub fn options(&self) -> Options {
         Options {
             threads: self.threads,
             backend: None,
@@ -47,18 +77,18 @@ impl Job {
 }
 
 /// `-` and an absent path both mean the standard stream.
-fn named(path: &Option<PathBuf>) -> Option<&Path> {
+pub fn named(path: &Option<PathBuf>) -> Option<&Path> {
     path.as_deref().filter(|p| p.as_os_str() != "-")
 }
 
 /// The opened input: the file (or stdin), a name for messages, and its size when known.
-struct Input {
-    reader: File,
-    name: String,
-    len: Option<u64>,
+pub struct Input {
+    pub reader: File,
+    pub name: String,
+    pub len: Option<u64>,
 }
 
-fn open_input(path: Option<&Path>) -> Result<Input, Failure> {
+pub fn open_input(path: Option<&Path>) -> Result<Input, Failure> {
     match path {
         Some(path) => {
             let reader = File::open(path)
@@ -133,7 +163,7 @@ pub fn clean_up_on_signals() {
 }
 
 /// Where the output will go, once every check has passed: nothing exists there yet.
-enum Target {
+pub enum Target {
     /// A file (a temporary file beside it, moved into place at the end), or a device or
     /// FIFO written in place.
     File(PlannedOutput),
@@ -178,7 +208,7 @@ fn output_failure(error: StreamError, path: &Path) -> Failure {
 }
 
 /// Checks where the output goes without creating anything there.
-fn plan_output(job: &Job, input: &Input, encrypting: bool) -> Result<Target, Failure> {
+pub fn plan_output(job: &Job, input: &Input, encrypting: bool) -> Result<Target, Failure> {
     let Some(target) = named(&job.output) else {
         if encrypting && io::stdout().is_terminal() {
             return Err(Failure::usage(
@@ -229,7 +259,7 @@ fn progress_bar(job: &Job, input: &Input) -> Option<ProgressBar> {
 
 /// Runs `body` with progress reports, into the planned file (which the library creates,
 /// fills and commits only if all of it succeeded) or into stdout.
-fn write_output(
+pub fn write_output(
     job: &Job,
     input: &Input,
     target: Target,
@@ -265,6 +295,9 @@ fn write_output(
 }
 
 pub fn encrypt(job: &Job) -> Result<(), Failure> {
+    if let Format::C2sp { .. } = job.format {
+        return crate::c2sp::encrypt(job);
+    }
     let input = open_input(named(&job.input))?;
     let encryptor =
         Encryptor::new(job.algorithm, job.chunk_size, job.key.source()).map_err(|e| {
@@ -289,6 +322,12 @@ pub fn encrypt(job: &Job) -> Result<(), Failure> {
 /// parsed and its Argon2id cost capped, the output checked, the key derived and checked
 /// against the header tag, and only then is the output created.
 pub fn decrypt(job: &Job) -> Result<(), Failure> {
+    if job.range.is_some() {
+        return crate::range::decrypt(job);
+    }
+    if let Format::C2sp { .. } = job.format {
+        return crate::c2sp::decrypt(job);
+    }
     let input = open_input(named(&job.input))?;
     let decryptor = Decryptor::with_limits(&input.reader, &job.kdf_limits)
         .map_err(|e| Failure::stream(e, &input.name, true))?;

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use argon2::{Algorithm, Argon2, Params, Version};
 use combsiv::stream::{Header, KeySource, MasterKey, SecretFileError, read_secret_file};
-use zeroize::{Zeroize, Zeroizing};
+use zeroize::Zeroizing;
 
 use crate::failure::Failure;
 
@@ -73,6 +73,36 @@ impl KeyChoice {
                 stretch(&passphrase, header, params)
             }
         }
+    }
+
+    /// The input key of a C2SP message with `salt`, `len` bytes long: a key file's 32 bytes
+    /// (AES-256 only), or Argon2id of the passphrase with the message's salt and
+    /// [`ARGON2_DEFAULT`]'s cost (docs/C2SP.md: the format has no room for parameters).
+    pub fn c2sp_input_key(
+        &self,
+        salt: &[u8],
+        len: usize,
+        confirm: bool,
+        allow_insecure: bool,
+    ) -> Result<Zeroizing<Vec<u8>>, Failure> {
+        let mut key = Zeroizing::new(vec![0u8; len]);
+        let passphrase = match self {
+            KeyChoice::File(path) => {
+                let master = read_key_file(path, allow_insecure)?;
+                if master.as_bytes().len() != len {
+                    return Err(Failure::usage(
+                        "C2SP with AES-128 takes a 16-byte input key; combsiv key files hold 32 bytes",
+                        "use --key-size 256 with a key file, or a passphrase",
+                    ));
+                }
+                key.copy_from_slice(master.as_bytes());
+                return Ok(key);
+            }
+            KeyChoice::PassphrasePrompt => prompt_passphrase(confirm)?,
+            KeyChoice::PassphraseFile(path) => read_passphrase_file(path, allow_insecure)?,
+        };
+        argon2id(&passphrase, salt, ARGON2_DEFAULT, &mut key)?;
+        Ok(key)
     }
 }
 
@@ -233,6 +263,19 @@ fn read_passphrase_file(path: &Path, allow_insecure: bool) -> Result<Zeroizing<S
 
 /// Argon2id(passphrase, salt = the header's salt) with the header's parameters.
 fn stretch(passphrase: &str, header: &Header, source: KeySource) -> Result<MasterKey, Failure> {
+    let mut bytes = Zeroizing::new([0u8; 32]);
+    argon2id(passphrase, &header.salt, source, &mut bytes[..])?;
+    Ok(MasterKey::new(*bytes))
+}
+
+/// Argon2id (RFC 9106, version 0x13) of `passphrase` with `salt` and the cost `source`
+/// names, filling `out`.
+fn argon2id(
+    passphrase: &str,
+    salt: &[u8],
+    source: KeySource,
+    out: &mut [u8],
+) -> Result<(), Failure> {
     let KeySource::Argon2id {
         memory_kib,
         iterations,
@@ -244,17 +287,14 @@ fn stretch(passphrase: &str, header: &Header, source: KeySource) -> Result<Maste
             "use --key-file",
         ));
     };
-    let params = Params::new(memory_kib, iterations, parallelism, Some(32)).map_err(|e| {
-        Failure::usage(
-            format!("invalid Argon2id parameters: {e}"),
-            "the header is damaged",
-        )
-    })?;
-    let mut bytes = [0u8; 32];
+    let params =
+        Params::new(memory_kib, iterations, parallelism, Some(out.len())).map_err(|e| {
+            Failure::usage(
+                format!("invalid Argon2id parameters: {e}"),
+                "the header is damaged",
+            )
+        })?;
     Argon2::new(Algorithm::Argon2id, Version::V0x13, params)
-        .hash_password_into(passphrase.as_bytes(), &header.salt, &mut bytes)
-        .map_err(|e| Failure::usage(format!("Argon2id failed: {e}"), "check the passphrase"))?;
-    let key = MasterKey::new(bytes);
-    bytes.zeroize();
-    Ok(key)
+        .hash_password_into(passphrase.as_bytes(), salt, out)
+        .map_err(|e| Failure::usage(format!("Argon2id failed: {e}"), "check the passphrase"))
 }

@@ -6,11 +6,14 @@
 
 mod bench;
 mod bounds;
+mod c2sp;
 mod crypt;
 mod failure;
 mod keys;
+mod range;
 
 use std::io::Write;
+use std::ops::Range;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -68,6 +71,13 @@ enum Command {
     Bench,
 }
 
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum FormatArg {
+    Combsiv,
+    C2sp,
+    C2spGcmSiv,
+}
+
 #[derive(Args, Debug)]
 struct CryptArgs {
     /// Input file ("-" or absent: stdin)
@@ -110,6 +120,18 @@ struct CryptArgs {
     /// memory; files are now always read by position into each worker's own buffer
     #[arg(long, hide = true)]
     no_mmap: bool,
+    /// combsiv (the default), c2sp (C2SP chunked encryption with AES-GCM: what
+    /// `cryptography`'s Cobblestone reads and writes) or c2sp-gcm-siv (the same over
+    /// AES-GCM-SIV). C2SP files have no magic bytes: decrypt with the same choice
+    #[arg(long, value_enum, default_value_t = FormatArg::Combsiv)]
+    format: FormatArg,
+    /// C2SP: the context bound into the message's keys (default: empty)
+    #[arg(long, value_name = "TEXT")]
+    context: Option<String>,
+    /// Decrypt: only plaintext bytes START to END (END excluded; either may be left out),
+    /// reading only the chunks they lie in; needs an input file
+    #[arg(long, value_name = "START:END", value_parser = parse_range)]
+    range: Option<Range<u64>>,
     /// Decrypt: the most memory a file's header may ask Argon2id for (default 1GiB)
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     max_argon2_memory: Option<u64>,
@@ -203,12 +225,54 @@ fn parse_size(text: &str) -> Result<u64, String> {
     Ok(value as u64)
 }
 
+/// `START:END`, either side optional.
+fn parse_range(text: &str) -> Result<Range<u64>, String> {
+    let (start, end) = text
+        .split_once(':')
+        .ok_or_else(|| format!("{text:?}: write START:END, e.g. 4096:8192 or 1000:"))?;
+    let bound = |part: &str, empty: u64| match part {
+        "" => Ok(empty),
+        "0" => Ok(0),
+        _ => parse_size(part),
+    };
+    let (start, end) = (bound(start, 0)?, bound(end, u64::MAX)?);
+    if start > end {
+        return Err(format!("{text:?}: the range ends before it starts"));
+    }
+    Ok(start..end)
+}
+
 fn crypt_job(args: CryptArgs, encrypting: bool) -> Result<crypt::Job, Failure> {
     let key_size = match (args.key_size, args.aes128) {
         (_, true) => Some(AesKeySize::Aes128),
         (size, false) => size,
     };
-    if !encrypting && (key_size.is_some() || args.chunk_size.is_some()) {
+    let format = match args.format {
+        FormatArg::Combsiv => crypt::Format::Combsiv,
+        FormatArg::C2sp => crypt::Format::C2sp { gcm_siv: false },
+        FormatArg::C2spGcmSiv => crypt::Format::C2sp { gcm_siv: true },
+    };
+    let c2sp = format != crypt::Format::Combsiv;
+    if c2sp && args.chunk_size.is_some() {
+        return Err(Failure::usage(
+            "C2SP chunks are always 16 KiB",
+            "drop --chunk-size",
+        ));
+    }
+    if !c2sp && args.context.is_some() {
+        return Err(Failure::usage(
+            "--context is C2SP's; combsiv's format binds its header instead",
+            "add --format c2sp, or drop --context",
+        ));
+    }
+    if encrypting && args.range.is_some() {
+        return Err(Failure::usage(
+            "--range reads part of an encrypted file",
+            "use it with decrypt",
+        ));
+    }
+    // A C2SP message does not say its key size: the reader chooses it as the writer did.
+    if !encrypting && !c2sp && (key_size.is_some() || args.chunk_size.is_some()) {
         return Err(Failure::usage(
             "--key-size and --chunk-size choose how to encrypt; a file's header says how to decrypt it",
             "drop them from the decrypt command",
@@ -267,6 +331,9 @@ fn crypt_job(args: CryptArgs, encrypting: bool) -> Result<crypt::Job, Failure> {
         threads: args.threads,
         allow_insecure_key_file: args.allow_insecure_key_file,
         kdf_limits,
+        format,
+        context: args.context.unwrap_or_default().into_bytes(),
+        range: args.range,
     })
 }
 

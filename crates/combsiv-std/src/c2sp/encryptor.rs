@@ -5,6 +5,7 @@ use alloc::vec::Vec;
 
 use zeroize::Zeroizing;
 
+use super::Message;
 use super::keys::MessageKeys;
 use super::{
     Aead, CHUNK_LEN, HEADER_LEN, MAX_CHUNKS, SALT_LEN, SEALED_CHUNK_LEN, TAG_LEN, check_room,
@@ -43,10 +44,7 @@ impl Encryptor {
         context: &[u8],
         salt: [u8; SALT_LEN],
     ) -> Result<Encryptor, StreamError> {
-        let keys = MessageKeys::derive(aead, input_key, &salt, context)?;
-        let mut header = [0u8; HEADER_LEN];
-        header[..SALT_LEN].copy_from_slice(&salt);
-        header[SALT_LEN..].copy_from_slice(&keys.commitment);
+        let Message { keys, header } = Message::with_salt_hazmat(aead, input_key, context, salt)?;
         Ok(Encryptor {
             keys,
             header,
