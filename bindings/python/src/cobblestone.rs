@@ -4,11 +4,15 @@
 //! (`CobblestoneSiv128*`, `CobblestoneSiv256*`: combsiv's instantiation, which `cryptography`
 //! does not read).
 
-use combsiv::c2sp::{Aead, Decryptor, Encryptor};
-use combsiv::stream::StreamError;
+use std::fs::File;
+use std::path::PathBuf;
+
+use combsiv::c2sp::{self, Aead, Decryptor, Encryptor};
+use combsiv::stream::{Options, OutputFile, StreamError};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
+use zeroize::Zeroizing;
 
 use crate::buffer::{Buffer, BytesLike};
 use crate::{AlreadyFinalized, InvalidTag};
@@ -27,7 +31,7 @@ fn to_py(error: StreamError) -> PyErr {
     }
 }
 
-fn check_key(aead: Aead, key: &[u8]) -> PyResult<()> {
+pub fn check_key(aead: Aead, key: &[u8]) -> PyResult<()> {
     let len = aead.key_size().key_len();
     if key.len() == len {
         Ok(())
@@ -213,6 +217,99 @@ chunked_classes!(
     "the construction over AES-256-GCM-SIV"
 );
 
+/// The AEAD of a `key` of 16 or 32 bytes: Cobblestone-128/256, or with `siv` combsiv's
+/// AES-GCM-SIV instantiation.
+fn aead_for(key: &[u8], siv: bool) -> PyResult<Aead> {
+    match (key.len(), siv) {
+        (16, false) => Ok(Aead::Aes128Gcm),
+        (32, false) => Ok(Aead::Aes256Gcm),
+        (16, true) => Ok(Aead::Aes128GcmSiv),
+        (32, true) => Ok(Aead::Aes256GcmSiv),
+        (24, _) => Err(PyValueError::new_err(
+            "key must be 16 or 32 bytes: combsiv has no AES-192",
+        )),
+        _ => Err(PyValueError::new_err("key must be 16 or 32 bytes.")),
+    }
+}
+
+/// Encrypts the file `src` into `dst` as one C2SP message (Cobblestone-128 or -256 by the
+/// key's length; AES-GCM-SIV with `siv=True`) on every core; returns the plaintext length.
+/// `dst` is written as `combsiv.encrypt_file` writes: complete, or not at all.
+#[pyfunction]
+#[pyo3(name = "_c2sp_encrypt_file", signature = (src, dst, key, context, *, siv = false, threads = 0, overwrite = false))]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "keyword arguments of a Python function"
+)]
+fn encrypt_file(
+    py: Python<'_>,
+    src: PathBuf,
+    dst: PathBuf,
+    key: &Bound<'_, PyAny>,
+    context: &Bound<'_, PyAny>,
+    siv: bool,
+    threads: usize,
+    overwrite: bool,
+) -> PyResult<u64> {
+    let key = Zeroizing::new(BytesLike::new(key)?.into_snapshot().to_vec());
+    let context = BytesLike::new(context)?.into_snapshot().to_vec();
+    let aead = aead_for(&key, siv)?;
+    let options = Options {
+        threads,
+        backend: None,
+    };
+    py.detach(|| {
+        let input = File::open(&src)?;
+        let output = OutputFile::plan(&dst, Some(&input), overwrite)?;
+        c2sp::encrypt_to_file(aead, &key, &context, &input, output, &options, |_| {})
+    })
+    .map_err(crate::files::to_py)
+}
+
+/// Decrypts the C2SP message in the file `src` into `dst` on every core; returns the
+/// plaintext length. A wrong key or context raises `InvalidTag` before `dst` exists; on any
+/// failure nothing unverified is left at `dst`.
+#[pyfunction]
+#[pyo3(name = "_c2sp_decrypt_file", signature = (src, dst, key, context, *, siv = false, threads = 0, overwrite = false))]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "keyword arguments of a Python function"
+)]
+fn decrypt_file(
+    py: Python<'_>,
+    src: PathBuf,
+    dst: PathBuf,
+    key: &Bound<'_, PyAny>,
+    context: &Bound<'_, PyAny>,
+    siv: bool,
+    threads: usize,
+    overwrite: bool,
+) -> PyResult<u64> {
+    let key = Zeroizing::new(BytesLike::new(key)?.into_snapshot().to_vec());
+    let context = BytesLike::new(context)?.into_snapshot().to_vec();
+    let aead = aead_for(&key, siv)?;
+    let options = Options {
+        threads,
+        backend: None,
+    };
+    py.detach(|| {
+        let input = File::open(&src)?;
+        let header = c2sp::read_header(&input)?;
+        let message = c2sp::Message::open(aead, &key, &context, &header)?;
+        let output = OutputFile::plan(&dst, Some(&input), overwrite)?;
+        message.decrypt_to_file(&input, output, &options, |_| {})
+    })
+    .map_err(crate::files::to_py)
+}
+
+/// The C2SP AEAD's IANA name for a key of this length (`siv`: AES-GCM-SIV), for
+/// `combsiv.cobblestone.open_encrypted`.
+#[pyfunction]
+#[pyo3(signature = (key_len, *, siv = false))]
+fn _aead_name(key_len: usize, siv: bool) -> PyResult<&'static str> {
+    aead_for(&vec![0; key_len], siv).map(Aead::iana_name)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Cobblestone128Encryptor>()?;
     m.add_class::<Cobblestone128Decryptor>()?;
@@ -222,5 +319,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<CobblestoneSiv128Decryptor>()?;
     m.add_class::<CobblestoneSiv256Encryptor>()?;
     m.add_class::<CobblestoneSiv256Decryptor>()?;
+    m.add_function(wrap_pyfunction!(encrypt_file, m)?)?;
+    m.add_function(wrap_pyfunction!(decrypt_file, m)?)?;
+    m.add_function(wrap_pyfunction!(_aead_name, m)?)?;
     Ok(())
 }

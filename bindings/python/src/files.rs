@@ -19,7 +19,7 @@ use pyo3::types::PyBytes;
 use crate::InvalidTag;
 use crate::buffer::BytesLike;
 
-fn master_key(key: &Bound<'_, PyAny>) -> PyResult<MasterKey> {
+pub fn master_key(key: &Bound<'_, PyAny>) -> PyResult<MasterKey> {
     let key = BytesLike::new(key)?.into_snapshot();
     let mut bytes: [u8; 32] = (*key)
         .try_into()
@@ -33,7 +33,7 @@ fn master_key(key: &Bound<'_, PyAny>) -> PyResult<MasterKey> {
 /// that exists (a block device included: `overwrite=True` writes over it),
 /// `BrokenPipeError` for a FIFO that nothing reads, `OSError` for I/O and an input that
 /// changed while it was read, `ValueError` for the rest.
-fn to_py(error: StreamError) -> PyErr {
+pub fn to_py(error: StreamError) -> PyErr {
     match error {
         StreamError::Io(e) => PyOSError::new_err(e.to_string()),
         StreamError::CreateOutput(..) => PyOSError::new_err(error.to_string()),

@@ -8,6 +8,7 @@ mod buffer;
 mod cobblestone;
 mod columns;
 mod files;
+mod random_access;
 
 use combsiv::bounds::{self, NonceProfile, RandomNonceProfile};
 use combsiv::{Backend, DynAesGcm, DynAesGcmSiv};
@@ -582,5 +583,6 @@ fn _combsiv(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(random_nonce_bound, m)?)?;
     files::register(m)?;
     cobblestone::register(m)?;
+    random_access::register(m)?;
     Ok(())
 }

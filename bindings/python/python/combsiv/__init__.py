@@ -29,6 +29,23 @@ from ._combsiv import (
     nonce_bound,
     random_nonce_bound,
 )
+from ._combsiv import _open_stream
+from ._random_access import EncryptedFile, read_range
+
+
+def open_encrypted(file, key):
+    """Opens a file in the ``combsiv`` command-line tool's format (a path, or a binary file
+    object with ``seek`` and ``read``) under its 32-byte master key, for reads at any offset:
+    an ``EncryptedFile``. The final chunk is authenticated first (``InvalidTag`` for a wrong
+    key or a truncated or damaged end)."""
+    return EncryptedFile(_open_stream(file, key))
+
+
+def decrypt_range(file, start, length, key):
+    """``length`` plaintext bytes from ``start`` (fewer at the end) of a file in the
+    ``combsiv`` format, decrypting only the chunks they lie in and the final chunk."""
+    return read_range(open_encrypted(file, key), start, length)
+
 
 __all__ = [
     "AESGCM",
@@ -40,9 +57,12 @@ __all__ = [
     "Sealer",
     "available_backends",
     "backend",
+    "EncryptedFile",
     "decrypt_file",
+    "decrypt_range",
     "encrypt_file",
     "load_key_file",
     "nonce_bound",
+    "open_encrypted",
     "random_nonce_bound",
 ]

@@ -1,7 +1,8 @@
 """Type stubs and documentation of the combsiv package."""
 
 from os import PathLike
-from typing import Any, Optional, Protocol, Sequence, Tuple, TypedDict, Union
+import io
+from typing import Any, BinaryIO, Optional, Protocol, Sequence, Tuple, TypedDict, Union
 
 from typing_extensions import Buffer as _Buffer  # bytes, bytearray, memoryview, ...
 
@@ -335,3 +336,36 @@ def load_key_file(path: StrPath, *, allow_insecure: bool = False) -> bytes:
     """The 32-byte master key in a key file made by ``combsiv keygen``, read as the CLI reads
     one: at most 4 KiB (``ValueError``), and unless ``allow_insecure`` only a file no other
     user may read or write and that belongs to this user or root (``PermissionError``)."""
+
+class EncryptedFile(io.RawIOBase):
+    """The plaintext of an encrypted file (either format), read at any offset: a read-only,
+    seekable binary file. The final chunk was authenticated when it opened, so ``size`` and
+    seeks from the end are trustworthy; a read decrypts only the chunks it covers and raises
+    ``InvalidTag`` if one of them was changed (other reads still work)."""
+
+    @property
+    def size(self) -> int:
+        """The plaintext length in bytes."""
+    def readinto(self, buffer: BytesLike) -> int: ...
+    def seek(self, offset: int, whence: int = ...) -> int: ...
+    def tell(self) -> int: ...
+    def ciphertext_range(self, start: int, length: int) -> Tuple[int, int]:
+        """The ciphertext bytes ``(start, end)`` that hold ``length`` plaintext bytes from
+        ``start``: what a reader of an object store fetches (with the header and the final
+        chunk, which opening reads)."""
+
+def open_encrypted(file: Union[StrPath, BinaryIO], key: BytesLike) -> EncryptedFile:
+    """Opens a file in the combsiv stream format (key-file encrypted; a path, or a binary
+    file object with ``seek`` and ``read``) under its 32-byte master key for reads at any
+    offset. ``InvalidTag`` for a wrong key or a truncated or damaged final chunk.
+
+    >>> with combsiv.open_encrypted("data.cmbs", key) as f:
+    ...     f.seek(-100, io.SEEK_END)
+    ...     tail = f.read()
+    """
+
+def decrypt_range(
+    file: Union[StrPath, BinaryIO], start: int, length: int, key: BytesLike
+) -> bytes:
+    """``length`` plaintext bytes from ``start`` (fewer at the end) of a combsiv file,
+    decrypting only the chunks they lie in (and the final chunk, to authenticate the end)."""

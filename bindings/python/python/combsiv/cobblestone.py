@@ -18,7 +18,44 @@ from ._combsiv import (
     CobblestoneSiv128Encryptor,
     CobblestoneSiv256Decryptor,
     CobblestoneSiv256Encryptor,
+    _aead_name,
+    _c2sp_decrypt_file,
+    _c2sp_encrypt_file,
+    _open_c2sp,
 )
+from ._random_access import EncryptedFile, read_range
+
+
+def encrypt_file(src, dst, key, context, *, siv=False, threads=0, overwrite=False):
+    """Encrypts the file ``src`` into ``dst`` as one message (Cobblestone-128 or -256 by the
+    key's length; with ``siv=True``, AES-GCM-SIV) on every core; returns the plaintext
+    length. ``dst`` is complete, or not there at all."""
+    return _c2sp_encrypt_file(
+        src, dst, key, context, siv=siv, threads=threads, overwrite=overwrite
+    )
+
+
+def decrypt_file(src, dst, key, context, *, siv=False, threads=0, overwrite=False):
+    """Decrypts the message in the file ``src`` into ``dst`` on every core; returns the
+    plaintext length. ``InvalidTag`` for a wrong key or context (before ``dst`` exists) or a
+    damaged or truncated file (nothing unverified is left at ``dst``)."""
+    return _c2sp_decrypt_file(
+        src, dst, key, context, siv=siv, threads=threads, overwrite=overwrite
+    )
+
+
+def open_encrypted(file, key, context, *, siv=False):
+    """Opens a message (a path, or a binary file object with ``seek`` and ``read``) for
+    reads at any offset: an ``EncryptedFile``. The commitment and the final chunk are
+    checked first."""
+    return EncryptedFile(_open_c2sp(file, _aead_name(len(key), siv=siv), key, context))
+
+
+def decrypt_range(file, start, length, key, context, *, siv=False):
+    """``length`` plaintext bytes from ``start`` (fewer at the end) of a message, decrypting
+    only the chunks they lie in and the final chunk."""
+    return read_range(open_encrypted(file, key, context, siv=siv), start, length)
+
 
 __all__ = [
     "Cobblestone128Decryptor",
@@ -29,4 +66,9 @@ __all__ = [
     "CobblestoneSiv128Encryptor",
     "CobblestoneSiv256Decryptor",
     "CobblestoneSiv256Encryptor",
+    "EncryptedFile",
+    "decrypt_file",
+    "decrypt_range",
+    "encrypt_file",
+    "open_encrypted",
 ]

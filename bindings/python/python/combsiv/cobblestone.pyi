@@ -7,9 +7,13 @@ verifies, raises ``InvalidTag`` for a wrong key or context and for a changed, re
 truncated message, and after any failure or ``finalize`` raises ``AlreadyFinalized``.
 """
 
-from typing import Union
+from os import PathLike
+from typing import BinaryIO, Union
+
+from . import EncryptedFile
 
 Buffer = Union[bytes, bytearray, memoryview]
+StrPath = Union[str, "PathLike[str]"]
 
 class Cobblestone128Encryptor:
     """Encrypts one message: Cobblestone-128: HKDF-Expand with SHA-512 and AES-128-GCM."""
@@ -122,3 +126,51 @@ class CobblestoneSiv256Decryptor:
         """``update`` into ``buf`` (large enough, or ``ValueError``); returns the bytes written."""
     def finalize(self) -> bytes:
         """The final chunk's plaintext; ``InvalidTag`` if the message is truncated."""
+
+def encrypt_file(
+    src: StrPath,
+    dst: StrPath,
+    key: Buffer,
+    context: Buffer,
+    *,
+    siv: bool = False,
+    threads: int = 0,
+    overwrite: bool = False,
+) -> int:
+    """Encrypts the file ``src`` into ``dst`` as one message on every core: Cobblestone-128
+    or -256 by the key's length (16 or 32 bytes; 24, AES-192, is refused), or with
+    ``siv=True`` the construction over AES-GCM-SIV. Returns the plaintext length. ``dst`` is
+    written beside under a temporary name and renamed when complete (``overwrite`` to
+    replace an existing file)."""
+
+def decrypt_file(
+    src: StrPath,
+    dst: StrPath,
+    key: Buffer,
+    context: Buffer,
+    *,
+    siv: bool = False,
+    threads: int = 0,
+    overwrite: bool = False,
+) -> int:
+    """Decrypts the message in ``src`` into ``dst`` on every core; returns the plaintext
+    length. ``InvalidTag`` for a wrong key or context (checked before ``dst`` is created) or
+    a changed or truncated message; on failure nothing unverified is left at ``dst``."""
+
+def open_encrypted(
+    file: Union[StrPath, BinaryIO], key: Buffer, context: Buffer, *, siv: bool = False
+) -> EncryptedFile:
+    """Opens a message (a path, or a binary file object with ``seek`` and ``read``) for
+    reads at any offset; the commitment and the final chunk are checked first."""
+
+def decrypt_range(
+    file: Union[StrPath, BinaryIO],
+    start: int,
+    length: int,
+    key: Buffer,
+    context: Buffer,
+    *,
+    siv: bool = False,
+) -> bytes:
+    """``length`` plaintext bytes from ``start`` (fewer at the end) of a message, decrypting
+    only the chunks they lie in and the final chunk."""
