@@ -9,6 +9,7 @@ mod cobblestone;
 mod columns;
 mod files;
 mod random_access;
+mod tink;
 
 use combsiv::bounds::{self, NonceProfile, RandomNonceProfile};
 use combsiv::{Backend, DynAesGcm, DynAesGcmSiv};
@@ -584,5 +585,6 @@ fn _combsiv(m: &Bound<'_, PyModule>) -> PyResult<()> {
     files::register(m)?;
     cobblestone::register(m)?;
     random_access::register(m)?;
+    tink::register(m)?;
     Ok(())
 }

@@ -14,5 +14,6 @@ pub mod c2sp;
 pub mod random_access;
 pub mod sealer;
 pub mod stream;
+pub mod tink;
 
 pub use crate::sealer::Sealer;

@@ -50,7 +50,7 @@ pub use combsiv_modes::modes;
 #[cfg(feature = "std")]
 pub use combsiv_parallel as parallel;
 #[cfg(feature = "std")]
-pub use combsiv_std::{Sealer, c2sp, random_access, sealer, stream};
+pub use combsiv_std::{Sealer, c2sp, random_access, sealer, stream, tink};
 
 // The README's examples compile and run as doctests.
 #[cfg(doctest)]

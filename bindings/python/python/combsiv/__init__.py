@@ -9,7 +9,9 @@ replaces the ``cryptography`` import. On top of it: ``encrypt_many``/``decrypt_m
 batches, ``encrypt_column``/``decrypt_column`` for Arrow columns (pyarrow, Polars, pandas,
 DuckDB, Spark, Dask), ``Sealer`` (random nonces and a usage budget), ``encrypt_file``/``decrypt_file`` in
 the ``combsiv`` command-line tool's format, ``combsiv.cobblestone`` (C2SP chunked encryption,
-as ``cryptography.cobblestone``), and the AES-GCM-SIV usage bounds. Type stubs with
+as ``cryptography.cobblestone``), ``open_encrypted``/``decrypt_range`` (random access),
+``combsiv.layouts`` (Spark's and ClickHouse's columns), ``combsiv.tink`` (Tink keysets and
+wire format), and the AES-GCM-SIV usage bounds. Type stubs with
 the full documentation are in ``__init__.pyi``.
 """
 

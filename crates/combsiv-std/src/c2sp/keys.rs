@@ -9,7 +9,7 @@ use zeroize::{Zeroize, Zeroizing};
 
 use super::{Aead, COMMITMENT_LEN, HEADER_LEN, MAX_CHUNKS, SALT_LEN, TAG_LEN};
 use crate::stream::StreamError;
-use crate::stream::chunks::ChunkCipher;
+use crate::stream::chunk_cipher::ChunkCipher;
 use combsiv_core::aead::InOutBuf;
 use combsiv_core::verdict::check_tag;
 use combsiv_core::{DynAesGcm, DynAesGcmSiv, Error};

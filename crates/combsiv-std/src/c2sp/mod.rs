@@ -153,11 +153,10 @@ pub fn plaintext_len(ciphertext_len: u64) -> Result<u64, StreamError> {
 
 /// The ciphertext bytes that hold the plaintext bytes `plaintext`: whole sealed chunks, the
 /// last one ending where it would end if whole (clip at the message's length). What a
-/// reader of an object store fetches for
-/// [`SeekableDecryptor::read_at`](crate::random_access::SeekableDecryptor::read_at), beside
-/// the header and the final chunk, which opening the message reads.
+/// reader of an object store fetches for `random_access::SeekableDecryptor::read_at`,
+/// beside the header and the final chunk, which opening the message reads.
 pub fn ciphertext_range(plaintext: Range<u64>) -> Range<u64> {
-    crate::random_access::chunk_span(HEADER_LEN as u64, CHUNK_LEN as u64, plaintext)
+    crate::stream::positional::chunk_span(HEADER_LEN as u64, CHUNK_LEN as u64, plaintext)
 }
 
 /// [`StreamError::WrongOutputLength`] unless `out` holds at least `needed` bytes.

@@ -51,7 +51,7 @@ use std::io::{self, Read, Seek, SeekFrom};
 use zeroize::{Zeroize, Zeroizing};
 
 use crate::c2sp::{self, keys::MessageKeys};
-use crate::stream::chunks::ChunkCipher;
+use crate::stream::chunk_cipher::ChunkCipher;
 use crate::stream::{self, ChunkMap, Decryptor, KdfLimits, MasterKey, Options, StreamError};
 
 /// A sealed file opened for reading at any offset; see the [module docs](self).
@@ -244,21 +244,6 @@ impl<S: ReadAt> SeekableDecryptor<S> {
         let last = self.map.sealed(self.map.chunk_at(end - 1));
         self.chunks_from + first.start..self.chunks_from + last.end
     }
-}
-
-/// The sealed bytes that hold `plaintext` in a file whose chunks start at `chunks_from`
-/// and hold `chunk_size` bytes each: whole sealed chunks, ending where the last chunk the
-/// range touches would end if it were whole (clip at the file's length). Empty ranges map to
-/// an empty range at the first chunk.
-pub(crate) fn chunk_span(chunks_from: u64, chunk_size: u64, plaintext: Range<u64>) -> Range<u64> {
-    let sealed_chunk = chunk_size + stream::TAG_LEN as u64;
-    if plaintext.start >= plaintext.end {
-        return chunks_from..chunks_from;
-    }
-    let first = plaintext.start / chunk_size;
-    let last = (plaintext.end - 1) / chunk_size;
-    let at = |chunk: u64| chunks_from.saturating_add(chunk.saturating_mul(sealed_chunk));
-    at(first)..at(last + 1)
 }
 
 /// The first `N` bytes of `source`: [`StreamError::Truncated`] if it is shorter.

@@ -8,9 +8,10 @@ use std::io::{self, Read, Write};
 use super::Options;
 #[cfg(unix)]
 use super::PlannedOutput;
+use super::chunk_cipher::TAG_LEN;
 use super::chunks::{Source, check_output_len, read_full};
 use super::error::StreamError;
-use super::header::{FileCipher, HEADER_LEN, Header, MAGIC, MasterKey, TAG_LEN};
+use super::header::{FileCipher, HEADER_LEN, Header, MAGIC, MasterKey};
 use super::kdf::{KdfLimits, KeySource};
 use super::positional::ChunkMap;
 use super::{files, positional};

@@ -11,9 +11,10 @@ use std::io::{Read, Write};
 
 #[cfg(unix)]
 use super::PlannedOutput;
-use super::chunks::{ChunkCipher, Sink, Source, open_slot, seal_slot, sealed_chunk_read};
+use super::chunk_cipher::ChunkCipher;
+use super::chunk_cipher::TAG_LEN;
+use super::chunks::{Sink, Source, open_slot, seal_slot, sealed_chunk_read};
 use super::error::StreamError;
-use super::header::TAG_LEN;
 #[cfg(unix)]
 use super::positional::{self, ChunkMap};
 #[cfg(unix)]

@@ -3,7 +3,7 @@
 
 use zeroize::Zeroize;
 
-use super::chunks::ChunkCipher;
+use super::chunk_cipher::{ChunkCipher, TAG_LEN};
 use super::error::StreamError;
 use super::kdf::KeySource;
 use combsiv_core::aead::InOutBuf;
@@ -16,8 +16,6 @@ pub const MAGIC: [u8; 8] = *b"combsiv\0";
 pub const VERSION: u8 = 1;
 /// Length of the header, in bytes; the 16-byte header tag follows it.
 pub const HEADER_LEN: usize = 64;
-/// Length of the header tag and of every chunk's tag.
-pub const TAG_LEN: usize = 16;
 /// The default chunk size: 256 KiB of plaintext per chunk.
 pub const DEFAULT_CHUNK_SIZE: u32 = 256 * 1024;
 /// The smallest chunk size the format allows.

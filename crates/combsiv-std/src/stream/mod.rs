@@ -36,6 +36,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub(crate) mod chunk_cipher;
 pub(crate) mod chunks;
 mod decryptor;
 mod encryptor;
@@ -52,9 +53,10 @@ mod secret_file;
 #[cfg(unix)]
 mod stamp;
 
+pub use chunk_cipher::TAG_LEN;
 pub use header::{
     Algorithm, DEFAULT_CHUNK_SIZE, HEADER_LEN, Header, MAGIC, MAX_CHUNK_SIZE, MIN_CHUNK_SIZE,
-    MasterKey, TAG_LEN, VERSION,
+    MasterKey, VERSION,
 };
 #[cfg(unix)]
 pub use output::{OutputFile, PlannedOutput, is_same_file, remove_temporary_files};
@@ -100,14 +102,14 @@ impl Options {
 /// The bytes of a stream with chunks of `chunk_size` that hold the plaintext bytes
 /// `plaintext`: whole sealed chunks, the last one ending where it would end if whole (clip
 /// at the stream's length). What a reader of an object store fetches for
-/// [`SeekableDecryptor::read_at`](crate::random_access::SeekableDecryptor::read_at), beside
-/// the header and the final chunk, which opening the stream reads.
+/// `random_access::SeekableDecryptor::read_at`, beside the header and the final chunk,
+/// which opening the stream reads.
 pub fn ciphertext_range(
     chunk_size: u32,
     plaintext: core::ops::Range<u64>,
 ) -> core::ops::Range<u64> {
     let chunk_size = u64::from(chunk_size.max(1));
-    crate::random_access::chunk_span(PREFIX_LEN as u64, chunk_size, plaintext)
+    positional::chunk_span(PREFIX_LEN as u64, chunk_size, plaintext)
 }
 
 /// The size of the stream that encrypts `plaintext_len` bytes with chunks of `chunk_size`.

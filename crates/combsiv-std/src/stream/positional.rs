@@ -20,11 +20,11 @@ use std::sync::{Mutex, PoisonError};
 use zeroize::Zeroizing;
 
 use super::Options;
-use super::chunks::ChunkCipher;
+use super::chunk_cipher::ChunkCipher;
+use super::chunk_cipher::TAG_LEN;
 #[cfg(unix)]
 use super::chunks::read_file_at;
 use super::error::StreamError;
-use super::header::TAG_LEN;
 use combsiv_parallel::run_workers;
 
 /// Where every chunk of a stream lies, from its plaintext length and chunk size.
@@ -112,6 +112,21 @@ impl ChunkMap {
     fn runs(&self) -> u64 {
         self.chunks.div_ceil(self.chunks_per_run())
     }
+}
+
+/// The sealed bytes that hold `plaintext` in a file whose chunks start at `chunks_from`
+/// and hold `chunk_size` bytes each: whole sealed chunks, ending where the last chunk the
+/// range touches would end if it were whole (clip at the file's length). Empty ranges map to
+/// an empty range at the first chunk.
+pub(crate) fn chunk_span(chunks_from: u64, chunk_size: u64, plaintext: Range<u64>) -> Range<u64> {
+    let sealed_chunk = chunk_size + TAG_LEN as u64;
+    if plaintext.start >= plaintext.end {
+        return chunks_from..chunks_from;
+    }
+    let first = plaintext.start / chunk_size;
+    let last = (plaintext.end - 1) / chunk_size;
+    let at = |chunk: u64| chunks_from.saturating_add(chunk.saturating_mul(sealed_chunk));
+    at(first)..at(last + 1)
 }
 
 /// No more workers than there are claims.
