@@ -232,6 +232,36 @@ fn aead_for(key: &[u8], siv: bool) -> PyResult<Aead> {
     }
 }
 
+/// What a file function works under: the key and context copied out of Python, the AEAD
+/// the key's length and `siv` name, the threads.
+struct FileJob {
+    key: Zeroizing<Vec<u8>>,
+    context: Vec<u8>,
+    aead: Aead,
+    options: Options,
+}
+
+impl FileJob {
+    fn new(
+        key: &Bound<'_, PyAny>,
+        context: &Bound<'_, PyAny>,
+        siv: bool,
+        threads: usize,
+    ) -> PyResult<FileJob> {
+        let key = Zeroizing::new(BytesLike::new(key)?.into_snapshot().to_vec());
+        let aead = aead_for(&key, siv)?;
+        Ok(FileJob {
+            key,
+            context: BytesLike::new(context)?.into_snapshot().to_vec(),
+            aead,
+            options: Options {
+                threads,
+                backend: None,
+            },
+        })
+    }
+}
+
 /// Encrypts the file `src` into `dst` as one C2SP message (Cobblestone-128 or -256 by the
 /// key's length; AES-GCM-SIV with `siv=True`) on every core; returns the plaintext length.
 /// `dst` is written as `combsiv.encrypt_file` writes: complete, or not at all.
@@ -251,17 +281,12 @@ fn encrypt_file(
     threads: usize,
     overwrite: bool,
 ) -> PyResult<u64> {
-    let key = Zeroizing::new(BytesLike::new(key)?.into_snapshot().to_vec());
-    let context = BytesLike::new(context)?.into_snapshot().to_vec();
-    let aead = aead_for(&key, siv)?;
-    let options = Options {
-        threads,
-        backend: None,
-    };
+    let job = FileJob::new(key, context, siv, threads)?;
     py.detach(|| {
         let input = File::open(&src)?;
         let output = OutputFile::plan(&dst, Some(&input), overwrite)?;
-        c2sp::encrypt_to_file(aead, &key, &context, &input, output, &options, |_| {})
+        let message = c2sp::Message::new(job.aead, &job.key, &job.context)?;
+        message.encrypt_to_file(&input, output, &job.options, |_| {})
     })
     .map_err(crate::files::to_py)
 }
@@ -285,19 +310,12 @@ fn decrypt_file(
     threads: usize,
     overwrite: bool,
 ) -> PyResult<u64> {
-    let key = Zeroizing::new(BytesLike::new(key)?.into_snapshot().to_vec());
-    let context = BytesLike::new(context)?.into_snapshot().to_vec();
-    let aead = aead_for(&key, siv)?;
-    let options = Options {
-        threads,
-        backend: None,
-    };
+    let job = FileJob::new(key, context, siv, threads)?;
     py.detach(|| {
         let input = File::open(&src)?;
-        let header = c2sp::read_header(&input)?;
-        let message = c2sp::Message::open(aead, &key, &context, &header)?;
+        let message = c2sp::Message::read(job.aead, &job.key, &job.context, &input)?;
         let output = OutputFile::plan(&dst, Some(&input), overwrite)?;
-        message.decrypt_to_file(&input, output, &options, |_| {})
+        message.decrypt_to_file(&input, output, &job.options, |_| {})
     })
     .map_err(crate::files::to_py)
 }

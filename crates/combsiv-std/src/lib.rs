@@ -16,4 +16,7 @@ pub mod sealer;
 pub mod stream;
 pub mod tink;
 
+#[cfg(test)]
+mod test_vectors;
+
 pub use crate::sealer::Sealer;

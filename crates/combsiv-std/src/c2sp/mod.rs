@@ -45,9 +45,9 @@ mod whole;
 
 pub use decryptor::Decryptor;
 pub use encryptor::Encryptor;
-pub use whole::{Message, decrypt_into, encrypt_into};
 #[cfg(unix)]
-pub use whole::{decrypt_file, decrypt_to_file, encrypt_file, encrypt_to_file, read_header};
+pub use whole::read_header;
+pub use whole::{Message, decrypt_into, encrypt_into};
 
 use alloc::vec::Vec;
 use core::ops::Range;

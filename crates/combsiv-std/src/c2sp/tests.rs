@@ -3,21 +3,14 @@
 //! message can be cut, extended, reordered or misaddressed.
 
 use serde_json::Value;
+
+use crate::test_vectors::{hex, parse};
 use sha2::{Digest, Sha256};
 
 use super::*;
 
 fn vectors() -> Value {
-    serde_json::from_str(include_str!("../../../combsiv/tests/vectors/c2sp.json"))
-        .expect("valid JSON")
-}
-
-fn hex(value: &Value) -> Vec<u8> {
-    let text = value.as_str().expect("a hex string");
-    (0..text.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).expect("hex digits"))
-        .collect()
+    parse(include_str!("../../../combsiv/tests/vectors/c2sp.json"))
 }
 
 fn aead_named(name: &str) -> Aead {
@@ -363,7 +356,8 @@ fn files_round_trip_by_position_and_in_order() {
     let plan = |path: &std::path::Path| OutputFile::plan(path, None, true).unwrap();
 
     let input = File::open(&plain).unwrap();
-    let len = encrypt_to_file(aead, &key, b"ctx", &input, plan(&sealed), &options, |_| {});
+    let sealer = Message::new(aead, &key, b"ctx").unwrap();
+    let len = sealer.encrypt_to_file(&input, plan(&sealed), &options, |_| {});
     assert_eq!(len.unwrap(), 70_000);
     assert_eq!(
         open(aead, &key, b"ctx", &fs::read(&sealed).unwrap(), 0).unwrap(),
@@ -371,28 +365,38 @@ fn files_round_trip_by_position_and_in_order() {
     );
 
     let input = File::open(&sealed).unwrap();
-    decrypt_to_file(aead, &key, b"ctx", &input, plan(&opened), &options, |_| {}).unwrap();
+    let opener = Message::read(aead, &key, b"ctx", &input).unwrap();
+    opener
+        .decrypt_to_file(&input, plan(&opened), &options, |_| {})
+        .unwrap();
     assert_eq!(fs::read(&opened).unwrap(), message);
 
     // In order, into any writer.
     let mut in_order = Vec::new();
     let input = File::open(&plain).unwrap();
-    encrypt_file(aead, &key, b"ctx", &input, &mut in_order, &options, |_| {}).unwrap();
+    let sealer = Message::new(aead, &key, b"ctx").unwrap();
+    sealer
+        .encrypt_file(&input, &mut in_order, &options, |_| {})
+        .unwrap();
     let mut back = Vec::new();
     let input = File::open(&sealed).unwrap();
-    decrypt_file(aead, &key, b"ctx", &input, &mut back, &options, |_| {}).unwrap();
+    let opener = Message::read(aead, &key, b"ctx", &input).unwrap();
+    opener
+        .decrypt_file(&input, &mut back, &options, |_| {})
+        .unwrap();
     assert_eq!(back, message);
     assert_eq!(open(aead, &key, b"ctx", &in_order, 0).unwrap(), message);
 
     // A wrong context or a truncated file leaves no output behind.
     fs::remove_file(&opened).unwrap();
     let input = File::open(&sealed).unwrap();
-    let result = decrypt_to_file(aead, &key, b"x", &input, plan(&opened), &options, |_| {});
+    let result = Message::read(aead, &key, b"x", &input);
     assert!(matches!(result, Err(StreamError::WrongKey)));
     let bytes = fs::read(&sealed).unwrap();
     fs::write(&sealed, &bytes[..2 * SEALED_CHUNK_LEN + HEADER_LEN]).unwrap();
     let input = File::open(&sealed).unwrap();
-    let result = decrypt_to_file(aead, &key, b"ctx", &input, plan(&opened), &options, |_| {});
+    let opener = Message::read(aead, &key, b"ctx", &input).unwrap();
+    let result = opener.decrypt_to_file(&input, plan(&opened), &options, |_| {});
     assert!(
         matches!(result, Err(StreamError::Truncated { chunks: 2 })),
         "{result:?}"

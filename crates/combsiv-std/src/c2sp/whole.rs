@@ -1,6 +1,7 @@
 //! A whole message at once, on every core: from memory into a caller's buffer, and file to
 //! file by position (or in order through the pipeline, for pipes), with the same output
-//! policy as the stream format's files.
+//! policy as the stream format's files: `Message::new(..)?.encrypt_to_file(..)`,
+//! `Message::read(..)?.decrypt_to_file(..)`.
 //!
 //! ```
 //! use combsiv::c2sp::{self, Aead};
@@ -86,6 +87,20 @@ impl Message {
             keys,
             header: *header,
         })
+    }
+
+    /// The message in the file `input` from its current offset: its header read (the
+    /// input is left just after it) and its commitment checked, before anything is written
+    /// anywhere ([`StreamError::WrongKey`] for a wrong key or context).
+    #[cfg(unix)]
+    pub fn read(
+        aead: Aead,
+        input_key: &[u8],
+        context: &[u8],
+        input: &File,
+    ) -> Result<Message, StreamError> {
+        check_input_key(aead, input_key)?;
+        Message::open(aead, input_key, context, &read_header(input)?)
     }
 
     /// The salt, then the commitment: what the message starts with.
@@ -246,34 +261,6 @@ pub fn decrypt_into(
     opened
 }
 
-/// [`Message::encrypt_file`] for a new message.
-#[cfg(unix)]
-pub fn encrypt_file(
-    aead: Aead,
-    input_key: &[u8],
-    context: &[u8],
-    input: &File,
-    output: impl Write + Send,
-    options: &Options,
-    progress: impl FnMut(u64) + Send,
-) -> Result<u64, StreamError> {
-    Message::new(aead, input_key, context)?.encrypt_file(input, output, options, progress)
-}
-
-/// [`Message::encrypt_to_file`] for a new message.
-#[cfg(unix)]
-pub fn encrypt_to_file(
-    aead: Aead,
-    input_key: &[u8],
-    context: &[u8],
-    input: &File,
-    output: PlannedOutput,
-    options: &Options,
-    progress: impl FnMut(u64) + Send,
-) -> Result<u64, StreamError> {
-    Message::new(aead, input_key, context)?.encrypt_to_file(input, output, options, progress)
-}
-
 /// The header of the message `input` holds from its current offset, read in full:
 /// [`StreamError::Truncated`] if the input ends first.
 #[cfg(unix)]
@@ -283,39 +270,4 @@ pub fn read_header(mut input: &File) -> Result<[u8; HEADER_LEN], StreamError> {
         return Err(StreamError::Truncated { chunks: 0 });
     }
     Ok(header)
-}
-
-/// Reads the header of the message in `input` (from its current offset), checks its
-/// commitment, then [`Message::decrypt_file`]: a wrong key or context is found before
-/// anything is written.
-#[cfg(unix)]
-pub fn decrypt_file(
-    aead: Aead,
-    input_key: &[u8],
-    context: &[u8],
-    input: &File,
-    output: impl Write + Send,
-    options: &Options,
-    progress: impl FnMut(u64) + Send,
-) -> Result<u64, StreamError> {
-    check_input_key(aead, input_key)?;
-    let message = Message::open(aead, input_key, context, &read_header(input)?)?;
-    message.decrypt_file(input, output, options, progress)
-}
-
-/// [`decrypt_file`] into the output `output` plans ([`Message::decrypt_to_file`]): the
-/// commitment, and a regular input's length, are checked before the output is created.
-#[cfg(unix)]
-pub fn decrypt_to_file(
-    aead: Aead,
-    input_key: &[u8],
-    context: &[u8],
-    input: &File,
-    output: PlannedOutput,
-    options: &Options,
-    progress: impl FnMut(u64) + Send,
-) -> Result<u64, StreamError> {
-    check_input_key(aead, input_key)?;
-    let message = Message::open(aead, input_key, context, &read_header(input)?)?;
-    message.decrypt_to_file(input, output, options, progress)
 }

@@ -4,19 +4,12 @@
 
 use serde_json::Value;
 
+use crate::test_vectors::{hex, parse};
+
 use super::*;
 
 fn vectors() -> Value {
-    serde_json::from_str(include_str!("../../../combsiv/tests/vectors/tink.json"))
-        .expect("valid JSON")
-}
-
-fn hex(value: &Value) -> Vec<u8> {
-    let text = value.as_str().expect("a hex string");
-    (0..text.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).expect("hex digits"))
-        .collect()
+    parse(include_str!("../../../combsiv/tests/vectors/tink.json"))
 }
 
 #[test]
