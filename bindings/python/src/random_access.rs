@@ -94,7 +94,8 @@ impl SeekableDecryptorClass {
         self.inner.len()
     }
 
-    /// Up to `length` plaintext bytes from `offset` (fewer at the end).
+    /// Up to `length` plaintext bytes from `offset` (fewer at the end), decrypted straight
+    /// into the new bytes object (the GIL released meanwhile).
     fn read<'py>(
         &self,
         py: Python<'py>,
@@ -104,11 +105,11 @@ impl SeekableDecryptorClass {
         let available = self.inner.len().saturating_sub(offset).min(length);
         let len = usize::try_from(available)
             .map_err(|_| PyValueError::new_err("the range does not fit in memory"))?;
-        let mut out = Zeroizing::new(vec![0u8; len]);
-        let n = py
-            .detach(|| self.inner.read_at(offset, &mut out))
-            .map_err(crate::files::to_py)?;
-        Ok(PyBytes::new(py, &out[..n]))
+        PyBytes::new_with(py, len, |out| {
+            py.detach(|| self.inner.read_at(offset, out))
+                .map(|_| ())
+                .map_err(crate::files::to_py)
+        })
     }
 
     /// The ciphertext byte range (start, end) that holds plaintext bytes

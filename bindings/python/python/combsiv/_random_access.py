@@ -44,6 +44,19 @@ class EncryptedFile(io.RawIOBase):
         self._position = position
         return position
 
+    def read(self, size=-1):
+        """Up to ``size`` bytes from the position (the rest of the file for -1 or None),
+        decrypted straight into the bytes returned."""
+        self._checkClosed()
+        if size is None or size < 0:
+            size = max(self.size - self._position, 0)
+        data = self._inner.read(self._position, size)
+        self._position += len(data)
+        return data
+
+    def readall(self):
+        return self.read()
+
     def readinto(self, buffer):
         self._checkClosed()
         view = memoryview(buffer).cast("B")

@@ -47,6 +47,7 @@ use alloc::boxed::Box;
 use alloc::vec::Vec;
 use core::ops::Range;
 use std::io::{self, Read, Seek, SeekFrom};
+use std::sync::Mutex;
 
 use zeroize::{Zeroize, Zeroizing};
 
@@ -69,6 +70,11 @@ pub struct SeekableDecryptor<S> {
     /// index.
     position: u64,
     cached: Option<(u64, Zeroizing<Vec<u8>>)>,
+    /// A sealed chunk's buffer for `read_at`, kept between reads: wiping a fresh 16 KiB
+    /// buffer after every read cost more than opening the chunk (`zeroize` writes byte by
+    /// byte). A read that finds it taken by another thread uses a buffer of its own. It
+    /// holds the last chunk a read opened until the decryptor is dropped, and is wiped then.
+    scratch: Mutex<Zeroizing<Vec<u8>>>,
 }
 
 impl<S> core::fmt::Debug for SeekableDecryptor<S> {
@@ -147,9 +153,12 @@ impl<S: ReadAt> SeekableDecryptor<S> {
             chunks_from,
             position: 0,
             cached: None,
+            scratch: Mutex::new(Zeroizing::new(Vec::new())),
         };
         let last = map.chunks() - 1;
-        file.cached = Some((last, file.open_chunk(last)?));
+        let mut chunk = Zeroizing::new(Vec::new());
+        file.open_chunk(last, &mut chunk)?;
+        file.cached = Some((last, chunk));
         Ok(file)
     }
 
@@ -186,20 +195,25 @@ impl<S: ReadAt> SeekableDecryptor<S> {
     }
 
     fn read_range(&self, range: Range<u64>, out: &mut [u8]) -> Result<(), StreamError> {
-        let mut sealed = Zeroizing::new(Vec::new());
+        let mut own = Zeroizing::new(Vec::new());
+        let mut scratch = self.scratch.try_lock().ok();
+        let sealed: &mut Vec<u8> = match scratch.as_deref_mut() {
+            Some(shared) => shared,
+            None => &mut own,
+        };
         for index in self.map.chunk_at(range.start)..=self.map.chunk_at(range.end - 1) {
             let chunk = self.map.plaintext(index);
             let from = chunk.start.max(range.start);
             let to = chunk.end.min(range.end);
             let dst = &mut out[(from - range.start) as usize..(to - range.start) as usize];
-            self.read_sealed(index, &mut sealed)?;
+            self.read_sealed(index, sealed)?;
             if from == chunk.start && to == chunk.end {
                 // The whole chunk: opened straight into `out`.
                 self.cipher
-                    .open_chunk(self.map.position(index), Some(&sealed), dst)?;
+                    .open_chunk(self.map.position(index), Some(sealed), dst)?;
             } else {
                 self.cipher
-                    .open_chunk(self.map.position(index), None, &mut sealed)?;
+                    .open_chunk(self.map.position(index), None, sealed)?;
                 let skip = (from - chunk.start) as usize;
                 dst.copy_from_slice(&sealed[skip..skip + dst.len()]);
             }
@@ -222,15 +236,14 @@ impl<S: ReadAt> SeekableDecryptor<S> {
             })
     }
 
-    /// Chunk `index`'s plaintext.
-    fn open_chunk(&self, index: u64) -> Result<Zeroizing<Vec<u8>>, StreamError> {
-        let mut data = Zeroizing::new(Vec::new());
-        self.read_sealed(index, &mut data)?;
+    /// Chunk `index`'s plaintext, into `data`.
+    fn open_chunk(&self, index: u64, data: &mut Vec<u8>) -> Result<(), StreamError> {
+        self.read_sealed(index, data)?;
         self.cipher
-            .open_chunk(self.map.position(index), None, &mut data)?;
+            .open_chunk(self.map.position(index), None, data)?;
         let body = data.len() - stream::TAG_LEN;
         data.truncate(body);
-        Ok(data)
+        Ok(())
     }
 
     /// The ciphertext bytes (offsets in the source) that hold `plaintext`, clipped to the
@@ -283,8 +296,14 @@ impl<S: ReadAt> Read for SeekableDecryptor<S> {
             .as_ref()
             .is_none_or(|(cached, _)| *cached != index)
         {
-            self.cached = None;
-            self.cached = Some((index, self.open_chunk(index).map_err(into_io)?));
+            // The cached chunk's buffer is refilled: no allocation and wipe per chunk.
+            let mut chunk = self
+                .cached
+                .take()
+                .map(|(_, chunk)| chunk)
+                .unwrap_or_default();
+            self.open_chunk(index, &mut chunk).map_err(into_io)?;
+            self.cached = Some((index, chunk));
         }
         let Some((_, chunk)) = &self.cached else {
             return Ok(0);
