@@ -79,7 +79,8 @@ pub(crate) const PREFIX_LEN: usize = HEADER_LEN + TAG_LEN;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Options {
     /// Worker threads; 0 means one per available core (at most [`MAX_THREADS`]). Each holds
-    /// one chunk in memory.
+    /// one chunk in memory (file to file: chunks smaller than 256 KiB go in runs of about
+    /// 256 KiB, read into one buffer and sealed or opened into a second).
     pub threads: usize,
     /// The backend to run on; `None` means [`Backend::detected`].
     pub backend: Option<Backend>,

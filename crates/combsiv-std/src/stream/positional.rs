@@ -3,11 +3,11 @@
 //! the sealed stream starts at `i x (chunk + tag)`, its plaintext at `i x chunk`), so no
 //! chunk waits for another.
 //!
-//! Workers claim chunks in increasing order (files: from an atomic counter; memory: runs of
-//! chunks, each with its own part of the output), read their input into their own buffer
-//! (files, with a positional read) or straight from memory, seal or open it, and write it at
-//! its place (files, with a positional write; memory, into their part). Nothing is ordered,
-//! locked or woken per chunk. The first error stops further claims; the chunks in flight
+//! Workers claim runs of chunks in increasing order (files: about 256 KiB from an atomic
+//! counter; memory: about 64 KiB, each run with its own part of the output), read their
+//! input into their own buffer (files, one positional read per run) or straight from memory,
+//! seal or open each chunk, and write the run at its place (files, one positional write;
+//! memory, into their part). Nothing is ordered, locked or woken per chunk. The first error stops further claims; the chunks in flight
 //! finish, so the error reported is the one of the lowest failing index, as in order.
 
 use alloc::vec::Vec;
@@ -168,11 +168,10 @@ impl<P: FnMut(u64)> Progress<P> {
 
 /// Runs `work` on every claim `next` hands out, on `threads` workers, each with a buffer of
 /// `buffer_capacity` bytes. A failing claim names its chunk; the lowest one is returned.
-fn run<C>(
+fn run<C, B: Default>(
     threads: usize,
-    buffer_capacity: usize,
     next: impl Fn() -> Option<C> + Sync,
-    work: impl Fn(C, &mut Zeroizing<Vec<u8>>) -> Result<(), (u64, StreamError)> + Sync,
+    work: impl Fn(C, &mut B) -> Result<(), (u64, StreamError)> + Sync,
 ) -> Result<(), StreamError> {
     let stop = AtomicBool::new(false);
     let first_error: Mutex<Option<(u64, StreamError)>> = Mutex::new(None);
@@ -184,7 +183,7 @@ fn run<C>(
         }
     };
     let worker = || {
-        let mut buffer = Zeroizing::new(Vec::with_capacity(buffer_capacity));
+        let mut buffer = B::default();
         while !stop.load(Ordering::Acquire) {
             let Some(claim) = next() else { return };
             if let Err((index, error)) = work(claim, &mut buffer) {
@@ -236,13 +235,50 @@ fn pieces(
     })
 }
 
-/// A positional read of `range` of `file` (counted from `from`) into `buffer`.
+/// Plaintext bytes a file worker reads (or writes) per system call: runs of chunks of about
+/// 256 KiB, so that the small chunks of C2SP (16 KiB) do not pay two system calls each.
+#[cfg(unix)]
+const FILE_RUN_BYTES: u64 = 256 * 1024;
+
+impl ChunkMap {
+    /// The chunks of file run `run`.
+    #[cfg(unix)]
+    fn file_run(&self, run: u64) -> Range<u64> {
+        let per_run = (FILE_RUN_BYTES / self.chunk_size).max(1);
+        let first = run * per_run;
+        first..(first + per_run).min(self.chunks)
+    }
+
+    /// How many file runs there are.
+    #[cfg(unix)]
+    fn file_runs(&self) -> u64 {
+        self.chunks
+            .div_ceil((FILE_RUN_BYTES / self.chunk_size).max(1))
+    }
+
+    /// The offsets that chunks `chunks` span in the plaintext (`sealed`: in the chunks
+    /// after the header).
+    #[cfg(unix)]
+    fn span(&self, chunks: &Range<u64>, sealed: bool) -> Range<u64> {
+        let at = |index| {
+            if sealed {
+                self.sealed(index)
+            } else {
+                self.plaintext(index)
+            }
+        };
+        at(chunks.start).start..at(chunks.end - 1).end
+    }
+}
+
+/// `range` of `file` (counted from `from`) into `buffer`, resized to hold it, with one
+/// positional read.
 #[cfg(unix)]
 fn read_at(
     file: &File,
     from: u64,
-    range: Range<u64>,
-    buffer: &mut Zeroizing<Vec<u8>>,
+    range: &Range<u64>,
+    buffer: &mut Vec<u8>,
 ) -> Result<(), StreamError> {
     let len = usize::try_from(range.end - range.start).map_err(|_| StreamError::InputChanged)?;
     buffer.resize(len, 0);
@@ -251,7 +287,8 @@ fn read_at(
 
 /// Seals the `layout.plaintext_len()` bytes of `input` from offset `from` into `output`
 /// after its first `prefix.len()` bytes (the header and its tag, written here): the output
-/// is sized first, then every chunk read, sealed and written at its place.
+/// is sized first, then every run of chunks read with one positional read, its chunks sealed
+/// into the worker's output buffer, and written at its place with one positional write.
 #[cfg(unix)]
 pub(super) fn seal_file(
     (cipher, prefix): (&impl ChunkCipher, &[u8]),
@@ -265,20 +302,41 @@ pub(super) fn seal_file(
     let body = prefix.len() as u64;
     output.set_len(body + layout.sealed_len())?;
     output.write_all_at(prefix, 0)?;
-    each_chunk(layout, options, progress, |index, buffer| {
-        let plaintext = layout.plaintext(index);
-        read_at(input, from, plaintext.clone(), buffer)?;
-        let len = buffer.len();
-        buffer.resize(len + TAG_LEN, 0);
-        cipher.seal_chunk(layout.position(index), None, buffer)?;
-        output.write_all_at(buffer, body + layout.sealed(index).start)?;
-        Ok(plaintext.end - plaintext.start)
+    each_file_run(layout, options, progress, |chunks, (plaintext, sealed)| {
+        let plaintext_span = layout.span(&chunks, false);
+        let sealed_span = layout.span(&chunks, true);
+        let at = |chunk: Range<u64>, span: &Range<u64>| {
+            (chunk.start - span.start) as usize..(chunk.end - span.start) as usize
+        };
+        if chunks.end - chunks.start == 1 {
+            // A run of one (large) chunk is sealed in place: one chunk of memory.
+            read_at(input, from, &plaintext_span, sealed).map_err(|e| (chunks.start, e))?;
+            sealed.resize(sealed.len() + TAG_LEN, 0);
+            cipher
+                .seal_chunk(layout.position(chunks.start), None, sealed)
+                .map_err(|e| (chunks.start, e.into()))?;
+        } else {
+            read_at(input, from, &plaintext_span, plaintext).map_err(|e| (chunks.start, e))?;
+            sealed.resize((sealed_span.end - sealed_span.start) as usize, 0);
+            for index in chunks.clone() {
+                let input = &plaintext[at(layout.plaintext(index), &plaintext_span)];
+                let into = &mut sealed[at(layout.sealed(index), &sealed_span)];
+                cipher
+                    .seal_chunk(layout.position(index), Some(input), into)
+                    .map_err(|e| (index, e.into()))?;
+            }
+        }
+        output
+            .write_all_at(sealed, body + sealed_span.start)
+            .map_err(|e| (chunks.start, e.into()))?;
+        Ok(plaintext_span.end - plaintext_span.start)
     })
 }
 
 /// Opens the chunks of `input` from offset `from` (just after the header) into `output` at
-/// offset 0: the output is sized first, then every chunk read, opened and (once verified)
-/// written at its place.
+/// offset 0: the output is sized first, then every run of chunks read with one positional
+/// read, its chunks opened into the worker's plaintext buffer and (all verified) written at
+/// their place with one positional write.
 #[cfg(unix)]
 pub(super) fn open_file(
     cipher: &impl ChunkCipher,
@@ -290,38 +348,65 @@ pub(super) fn open_file(
 ) -> Result<(), StreamError> {
     use std::os::unix::fs::FileExt;
     output.set_len(layout.plaintext_len())?;
-    each_chunk(layout, options, progress, |index, buffer| {
-        let sealed = layout.sealed(index);
-        read_at(input, from, sealed.clone(), buffer)?;
-        cipher.open_chunk(layout.position(index), None, buffer)?;
-        let body = buffer.len() - TAG_LEN;
-        output.write_all_at(&buffer[..body], layout.plaintext(index).start)?;
-        Ok(sealed.end - sealed.start)
+    each_file_run(layout, options, progress, |chunks, (plaintext, sealed)| {
+        let plaintext_span = layout.span(&chunks, false);
+        let sealed_span = layout.span(&chunks, true);
+        let at = |chunk: Range<u64>, span: &Range<u64>| {
+            (chunk.start - span.start) as usize..(chunk.end - span.start) as usize
+        };
+        read_at(input, from, &sealed_span, sealed).map_err(|e| (chunks.start, e))?;
+        let opened = if chunks.end - chunks.start == 1 {
+            // A run of one (large) chunk is opened in place: one chunk of memory.
+            cipher
+                .open_chunk(layout.position(chunks.start), None, sealed)
+                .map_err(|e| (chunks.start, e))?;
+            &sealed[..sealed.len() - TAG_LEN]
+        } else {
+            plaintext.resize((plaintext_span.end - plaintext_span.start) as usize, 0);
+            for index in chunks.clone() {
+                let input = &sealed[at(layout.sealed(index), &sealed_span)];
+                let into = &mut plaintext[at(layout.plaintext(index), &plaintext_span)];
+                cipher
+                    .open_chunk(layout.position(index), Some(input), into)
+                    .map_err(|e| (index, e))?;
+            }
+            &plaintext[..]
+        };
+        output
+            .write_all_at(opened, plaintext_span.start)
+            .map_err(|e| (chunks.start, e.into()))?;
+        Ok(sealed_span.end - sealed_span.start)
     })
 }
 
-/// Runs `chunk` on every chunk of `layout`, claimed from an atomic counter by the options'
-/// threads, each with a buffer of one sealed chunk; `chunk` returns the input bytes it
-/// consumed, for `progress`.
+/// Runs `work` on every file run of `layout` (its chunks), claimed from an atomic counter
+/// by the options' threads, each with a plaintext and a sealed buffer of one run; `work`
+/// returns the input bytes it consumed, for `progress`, or the failing chunk and its error.
 #[cfg(unix)]
-fn each_chunk(
+fn each_file_run(
     layout: ChunkMap,
     options: &Options,
     progress: impl FnMut(u64) + Send,
-    chunk: impl Fn(u64, &mut Zeroizing<Vec<u8>>) -> Result<u64, StreamError> + Sync,
+    work: impl Fn(Range<u64>, (&mut Vec<u8>, &mut Vec<u8>)) -> Result<u64, (u64, StreamError)> + Sync,
 ) -> Result<(), StreamError> {
     let progress = Progress::new(progress);
     let claims = AtomicU64::new(0);
+    let runs = layout.file_runs();
     let next = || {
-        let index = claims.fetch_add(1, Ordering::Relaxed);
-        (index < layout.chunks).then_some(index)
+        let run = claims.fetch_add(1, Ordering::Relaxed);
+        (run < runs).then(|| layout.file_run(run))
     };
-    let sealed_chunk = layout.chunk_size as usize + TAG_LEN;
-    let workers = threads(options.threads(), layout.chunks);
-    run(workers, sealed_chunk, next, |index, buffer| {
-        progress.add(chunk(index, buffer).map_err(|error| (index, error))?);
-        Ok(())
-    })?;
+    let workers = threads(options.threads(), runs);
+    // Each worker's plaintext and sealed buffers, wiped when it ends.
+    type Buffers = (Zeroizing<Vec<u8>>, Zeroizing<Vec<u8>>);
+    run(
+        workers,
+        next,
+        |chunks, (plaintext, sealed): &mut Buffers| {
+            progress.add(work(chunks, (plaintext, sealed))?);
+            Ok(())
+        },
+    )?;
     progress.report_final();
     Ok(())
 }
@@ -379,7 +464,7 @@ fn each_run<P: Fn(u64) -> Range<u64> + Sync>(
 ) -> Result<(), StreamError> {
     let claims = runs(output, layout, piece_len);
     let next = || claims.lock().unwrap_or_else(PoisonError::into_inner).next();
-    run(threads(workers, layout.runs()), 0, next, |run, _| {
+    run(threads(workers, layout.runs()), next, |run, _: &mut ()| {
         for (index, piece) in pieces(layout, run, &piece) {
             chunk(index, piece).map_err(|error| (index, error))?;
         }
