@@ -26,8 +26,10 @@
 #![deny(missing_docs)]
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Mutex;
+#[cfg(not(unix))]
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, OnceLock};
 use std::thread;
 
 use rayon_core::{ThreadPool, ThreadPoolBuilder};
@@ -55,14 +57,21 @@ const PARTS_PER_THREAD: usize = 8;
 
 /// The number of available cores (one if the system cannot tell), at most [`MAX_THREADS`];
 /// asked once per process (on Linux the question reads the cgroup's CPU quota, some 20
-/// microseconds).
+/// microseconds). Kept in an atomic, not a `OnceLock`: a `fork()` while another thread is
+/// asking would leave the child waiting forever on an initialization no thread of it runs
+/// (two threads that ask at once both ask, and agree).
 pub fn available_cores() -> usize {
-    static CORES: OnceLock<usize> = OnceLock::new();
-    *CORES.get_or_init(|| {
-        thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .min(MAX_THREADS)
-    })
+    static CORES: AtomicUsize = AtomicUsize::new(0);
+    match CORES.load(Ordering::Relaxed) {
+        0 => {
+            let cores = thread::available_parallelism()
+                .map_or(1, |n| n.get())
+                .min(MAX_THREADS);
+            CORES.store(cores, Ordering::Relaxed);
+            cores
+        }
+        cores => cores,
+    }
 }
 
 /// The helper threads of batches, one fewer than the cores (the caller is one more),
