@@ -42,6 +42,12 @@ pub enum combsiv_algorithm {
 #[derive(Clone, Copy, Debug)]
 pub struct AlgorithmArg(u32);
 
+impl From<combsiv_algorithm> for AlgorithmArg {
+    fn from(algorithm: combsiv_algorithm) -> Self {
+        AlgorithmArg(algorithm as u32)
+    }
+}
+
 impl AlgorithmArg {
     fn parse(self) -> Result<combsiv_algorithm, c_int> {
         use combsiv_algorithm::*;
@@ -414,6 +420,7 @@ enum Nonce {
 }
 
 impl Nonce {
+    #[inline(always)]
     fn copy(bytes: &[u8]) -> Result<Nonce, c_int> {
         match <[u8; 12]>::try_from(bytes) {
             Ok(nonce) => Ok(Nonce::Standard(nonce)),

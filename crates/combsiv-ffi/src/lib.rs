@@ -26,7 +26,7 @@ mod status;
 mod stream;
 
 pub use aead::{
-    combsiv_aead, combsiv_aead_free, combsiv_aead_new, combsiv_aead_new_with_backend,
+    AlgorithmArg, combsiv_aead, combsiv_aead_free, combsiv_aead_new, combsiv_aead_new_with_backend,
     combsiv_aead_open, combsiv_aead_seal, combsiv_algorithm, combsiv_backend_available,
     combsiv_backend_name,
 };

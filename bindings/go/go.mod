@@ -1,0 +1,3 @@
+module example.invalid/combsiv/bindings/go
+
+go 1.24
