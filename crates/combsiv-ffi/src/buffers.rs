@@ -93,7 +93,7 @@ mod tests {
 
     fn region(start: usize, len: usize) -> Region {
         Region {
-            ptr: start as *const u8,
+            ptr: core::ptr::without_provenance(start),
             len,
         }
     }

@@ -24,6 +24,8 @@ mod bounds;
 mod buffers;
 mod status;
 mod stream;
+#[cfg(test)]
+mod tests;
 
 pub use aead::{
     AlgorithmArg, combsiv_aead, combsiv_aead_free, combsiv_aead_new, combsiv_aead_new_with_backend,
