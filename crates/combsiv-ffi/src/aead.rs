@@ -40,7 +40,7 @@ pub enum combsiv_algorithm {
 /// rather than read as an enum it is not. The header names it `combsiv_algorithm`.
 #[repr(transparent)]
 #[derive(Clone, Copy, Debug)]
-pub struct AlgorithmArg(u32);
+pub struct AlgorithmArg(pub u32);
 
 impl From<combsiv_algorithm> for AlgorithmArg {
     fn from(algorithm: combsiv_algorithm) -> Self {
