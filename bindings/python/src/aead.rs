@@ -452,9 +452,15 @@ fn bytes_likes<'py>(seq: &Bound<'py, PyAny>, what: &str) -> PyResult<Vec<BytesLi
             "{what} must be a sequence of bytes-like objects, not one bytes object"
         )));
     }
-    seq.try_iter()?
-        .map(|item| BytesLike::from_owned(item?))
-        .collect()
+    // A loop, not `collect`: collecting asks the iterator's size hint, which on the limited
+    // API pyo3 gets from `operator.length_hint`, imported into a lazily initialized static on
+    // first use. The import can give up the GIL, and a `fork()` by another thread meanwhile
+    // leaves the child waiting forever on an initialization none of its threads runs.
+    let mut items = Vec::new();
+    for item in seq.try_iter()? {
+        items.push(BytesLike::from_owned(item?)?);
+    }
+    Ok(items)
 }
 
 fn snapshots<'py>(seq: &Bound<'py, PyAny>, what: &str) -> PyResult<Vec<Snapshot<'py>>> {

@@ -101,13 +101,22 @@ fn helpers() -> Option<&'static ThreadPool> {
     }
 }
 
+/// Starts the helpers, and returns once every one of them has started. A child of `fork()`
+/// inherits every lazily initialized static as it was at the fork: one that a helper was
+/// initializing then stays "being initialized" in the child, whose own helpers wait on it
+/// forever. The collector of the work-stealing queues is such a static (the first steal
+/// initializes it): it is initialized here first, and the pool is returned (and the lock
+/// that `fork()` waits for, held by the caller on Unix, released) only once every helper has
+/// run a first job.
 fn start_helpers() -> Option<&'static ThreadPool> {
-    ThreadPoolBuilder::new()
+    drop(crossbeam_epoch::pin());
+    let pool = ThreadPoolBuilder::new()
         .num_threads(available_cores().saturating_sub(1).max(1))
         .thread_name(|i| format!("combsiv-batch-{i}"))
         .build()
-        .ok()
-        .map(|pool| &*Box::leak(Box::new(pool)))
+        .ok()?;
+    pool.broadcast(|_| ());
+    Some(&*Box::leak(Box::new(pool)))
 }
 
 /// The threads to use for `bytes` of batch work when `requested` were asked for: `requested`
