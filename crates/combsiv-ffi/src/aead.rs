@@ -299,17 +299,26 @@ pub unsafe extern "C" fn combsiv_aead_seal(
         if max_out_len < sealed_len {
             return Err(COMBSIV_EBUFFER);
         }
-        let output = Region::new(out, max_out_len)?;
-        let input = Region::new(r#in, in_len)?;
-        let ad = Region::new(ad, ad_len)?;
-        let in_place = input.is_in_place(output)?;
-        if ad.overlaps(output) {
-            return Err(COMBSIV_EOVERLAP);
-        }
-        // SAFETY: readable for nonce_len bytes by the caller's promise; copied before
-        // `output` is written.
-        let nonce = Nonce::copy(unsafe { Region::new(nonce, nonce_len)?.as_slice() })?;
-        context.cipher.check_nonce(&nonce)?;
+        // SAFETY: the caller's promise on the nonce, passed on.
+        let Buffers {
+            output,
+            input,
+            ad,
+            in_place,
+            nonce,
+        } = unsafe {
+            buffers(
+                context,
+                out,
+                max_out_len,
+                nonce,
+                nonce_len,
+                r#in,
+                in_len,
+                ad,
+                ad_len,
+            )?
+        };
         // SAFETY: `ad` is readable and overlaps neither output nor (being read only) anything
         // written; `output` is writable for max_out_len bytes and, unless in place, overlaps
         // no input; in place, `input` is read only through `output`.
@@ -364,17 +373,26 @@ pub unsafe extern "C" fn combsiv_aead_open(
         if out_len.is_null() {
             return Err(COMBSIV_EINVAL);
         }
-        let output = Region::new(out, max_out_len)?;
-        let input = Region::new(r#in, in_len)?;
-        let ad = Region::new(ad, ad_len)?;
-        let in_place = input.is_in_place(output)?;
-        if ad.overlaps(output) {
-            return Err(COMBSIV_EOVERLAP);
-        }
-        // SAFETY: readable for nonce_len bytes by the caller's promise; copied before
-        // `output` is written.
-        let nonce = Nonce::copy(unsafe { Region::new(nonce, nonce_len)?.as_slice() })?;
-        context.cipher.check_nonce(&nonce)?;
+        // SAFETY: the caller's promise on the nonce, passed on.
+        let Buffers {
+            output,
+            input,
+            ad,
+            in_place,
+            nonce,
+        } = unsafe {
+            buffers(
+                context,
+                out,
+                max_out_len,
+                nonce,
+                nonce_len,
+                r#in,
+                in_len,
+                ad,
+                ad_len,
+            )?
+        };
         let plaintext_len = in_len.checked_sub(COMBSIV_TAG_LEN).ok_or(COMBSIV_EAUTH)?;
         if max_out_len < plaintext_len {
             return Err(COMBSIV_EBUFFER);
@@ -410,6 +428,59 @@ pub unsafe extern "C" fn combsiv_aead_open(
         }
     }
     status
+}
+
+/// A seal's or open's buffers, checked: the output, the input (or the output itself, in
+/// place), the associated data (overlapping no output), and the nonce, copied.
+struct Buffers {
+    output: Region,
+    input: Region,
+    ad: Region,
+    in_place: bool,
+    nonce: Nonce,
+}
+
+/// Checks a call's buffers before any work. Inlined: the nonce it copies must not go through
+/// the stack on its way back (a return through memory cost two store-forwarding stalls, 34 ns
+/// per 16-byte seal).
+///
+/// # Safety
+///
+/// `nonce` is readable for `nonce_len` bytes (or NULL with length 0).
+#[inline(always)]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the C API's buffers, each with its length"
+)]
+unsafe fn buffers(
+    context: &combsiv_aead,
+    out: *mut u8,
+    max_out_len: usize,
+    nonce: *const u8,
+    nonce_len: usize,
+    input: *const u8,
+    in_len: usize,
+    ad: *const u8,
+    ad_len: usize,
+) -> Result<Buffers, c_int> {
+    let output = Region::new(out, max_out_len)?;
+    let input = Region::new(input, in_len)?;
+    let ad = Region::new(ad, ad_len)?;
+    let in_place = input.is_in_place(output)?;
+    if ad.overlaps(output) {
+        return Err(COMBSIV_EOVERLAP);
+    }
+    // SAFETY: readable for nonce_len bytes by the caller's promise; copied before `output`
+    // is written.
+    let nonce = Nonce::copy(unsafe { Region::new(nonce, nonce_len)?.as_slice() })?;
+    context.cipher.check_nonce(&nonce)?;
+    Ok(Buffers {
+        output,
+        input,
+        ad,
+        in_place,
+        nonce,
+    })
 }
 
 /// A nonce, copied out of the caller's memory: 12 bytes inline, other lengths (AES-GCM)
